@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pvqspinlock: out-of-tree queued spinlock modules and their test harness.
+#
+#   make [CONFIG=configs/x.config] [QUEUE_SPINLOCK=y|n ...] [KDIR=...]
+#   make check      W=1 + sparse build and checkpatch; fails on any warning
+#   make test       everything (builds, check, userspace tests, VM tests)
+#   make run        torture every built type side by side at 2x overcommit
+#   make deps       install what is missing (apt-get) and extract the
+#                   kselftest/checkpatch files from linux-source-6.1
+#
+# See README.md for the options.
+
+PVQ_ROOT := $(CURDIR)
+include scripts/config.mk
+
+# The Debian kernel this project targets, never the host's `uname -r`
+# (the host may run a kernel with no headers at all).
+KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+
+# Where make deps extracts the kselftest and checkpatch files.
+DEPS_DIR ?= $(CURDIR)/.deps
+
+# Variables the Kbuild sub-make must see (command-line variables propagate,
+# but a fragment's values are make-file assignments and would not).
+PVQ_KBUILD_VARS := CONFIG=$(CONFIG) $(foreach o,$(PVQ_OPTIONS),$(o)=$($(o)))
+
+MAKEFLAGS += --no-print-directory
+
+.PHONY: all modules clean check checkpatch sparse deps deps-check test run \
+	selftests vmtest print-types print-config
+
+all: modules
+
+modules: deps-kernel
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(PVQ_KBUILD_VARS) modules
+
+# W=1 and sparse, from scratch so every file is checked; any warning or
+# sparse complaint in our files fails the target.
+sparse: deps-kernel
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(PVQ_KBUILD_VARS) W=1 C=2 modules \
+		2>&1 | tee .check.log
+	@if grep -E '(warning|error):' .check.log; then \
+		echo "check: warnings above"; exit 1; fi
+	@echo "check: W=1 and sparse clean"
+
+checkpatch: deps-source
+	scripts/run-checkpatch $(DEPS_DIR)
+
+check: sparse checkpatch
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C selftests clean
+	rm -f .check.log
+
+deps:
+	tools/deps
+
+# Cheap presence checks; the full install only when something is missing.
+deps-check:
+	@tools/deps --check >/dev/null || tools/deps
+
+deps-kernel:
+	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { \
+		echo "no kernel headers under /lib/modules/*/build (KDIR=$(KDIR)): run 'make deps'"; \
+		exit 1; }
+
+deps-source:
+	@test -f $(DEPS_DIR)/scripts/checkpatch.pl || { \
+		echo "kselftest/checkpatch files missing: run 'make deps'"; exit 1; }
+
+selftests: deps-source
+	$(MAKE) -C selftests KSFT_DIR=$(DEPS_DIR)/tools/testing/selftests $(PVQ_KBUILD_VARS) run_tests
+
+vmtest: modules
+	selftests/vm/run_vm_tests.sh --types "$(PVQ_TYPES)"
+
+test: deps-check
+	tools/testall
+
+run: deps-check modules
+	tools/run-overcommit --types "$(PVQ_TYPES)"
+
+print-types:
+	@echo $(PVQ_TYPES)
+
+print-config:
+	@$(foreach o,$(PVQ_OPTIONS),echo $(o)=$($(o));)

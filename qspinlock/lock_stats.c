@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock event counters: storage, summing and reset.  The debugfs files that
+ * expose them are module glue and live in locks_module.c.
+ */
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+
+#include "lock_stats.h"
+
+#define PVQ_EV_NAME(name, help)	[PVQ_EV_##name] = #name,
+const char *const pvq_lock_event_names[PVQ_NR_LOCK_EVENTS] = {
+	PVQ_LOCK_EVENTS(PVQ_EV_NAME)
+};
+#undef PVQ_EV_NAME
+
+#ifdef PVQ_LOCK_STATS
+
+DEFINE_PER_CPU(unsigned long, pvq_lock_events[PVQ_NR_LOCK_EVENTS]);
+
+unsigned long pvq_lock_event_sum(enum pvq_lock_event ev)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(pvq_lock_events[ev], cpu));
+	return sum;
+}
+
+/* Not atomic against concurrent lock traffic: counts racing a reset may survive. */
+void pvq_lock_events_reset(void)
+{
+	int cpu, ev;
+
+	for_each_possible_cpu(cpu)
+		for (ev = 0; ev < PVQ_NR_LOCK_EVENTS; ev++)
+			WRITE_ONCE(per_cpu(pvq_lock_events[ev], cpu), 0);
+}
+
+#endif /* PVQ_LOCK_STATS */

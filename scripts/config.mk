@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Maps the project's Kconfig-style options onto project-local preprocessor
+# symbols.  Included by the top-level Makefile and by Kbuild, so a plain
+# "make -C $KDIR M=$PWD" sees the same configuration as "make".
+#
+# The option names follow the 3.15-era series (QUEUE_SPINLOCK, ...), but they
+# are make variables, never CONFIG_* symbols: the kernel's own autoconf.h and
+# auto.conf already define CONFIG_PARAVIRT_SPINLOCKS, and the project must not
+# inherit the host kernel's answer.  Preprocessor symbols carry a PVQ_ prefix.
+#
+# Precedence: make command line > fragment (CONFIG=configs/x.config) > n.
+
+PVQ_ROOT ?= $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/..
+CONFIG ?= configs/all.config
+
+PVQ_FRAGMENT := $(if $(filter /%,$(CONFIG)),$(CONFIG),$(PVQ_ROOT)/$(CONFIG))
+ifeq ($(wildcard $(PVQ_FRAGMENT)),)
+$(error CONFIG=$(CONFIG): no such fragment; see configs/)
+endif
+include $(PVQ_FRAGMENT)
+
+PVQ_OPTIONS := QUEUE_SPINLOCK PARAVIRT_SPINLOCKS PARAVIRT_UNFAIR_LOCKS \
+	       LOCK_STATS LOCK_DEBUG
+
+$(foreach o,$(PVQ_OPTIONS),$(eval $(o) ?= n))
+$(foreach o,$(PVQ_OPTIONS),$(if $(filter-out y n,$($(o))),\
+	$(error $(o)=$($(o)): must be y or n)))
+
+ifeq ($(PARAVIRT_SPINLOCKS),y)
+$(error PARAVIRT_SPINLOCKS=y: the PV layer has not landed yet (issue 3); use PARAVIRT_SPINLOCKS=n)
+endif
+ifeq ($(PARAVIRT_UNFAIR_LOCKS),y)
+ifneq ($(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS),yy)
+$(error PARAVIRT_UNFAIR_LOCKS=y depends on QUEUE_SPINLOCK=y and PARAVIRT_SPINLOCKS=y)
+endif
+endif
+
+pvq-defines-$(QUEUE_SPINLOCK)	+= -DPVQ_QUEUE_SPINLOCK
+pvq-defines-$(LOCK_STATS)	+= -DPVQ_LOCK_STATS
+pvq-defines-$(LOCK_DEBUG)	+= -DPVQ_LOCK_DEBUG
+PVQ_DEFINES := $(pvq-defines-y)
+
+# Torture types built into qspinlock_torture, in report order.  The
+# baselines (the kernel's own spinlock_t, ticket and test-and-set) are
+# always present.
+PVQ_TYPES := spin_lock ticket tas
+PVQ_TYPES += $(if $(filter y,$(QUEUE_SPINLOCK)),qspinlock)

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qspinlock_torture: the lock types under test, behind one set of verbs.
+ */
+#ifndef PVQ_TORTURE_H
+#define PVQ_TORTURE_H
+
+#include <linux/cache.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "ticket.h"
+#include "tas.h"
+#ifdef PVQ_QUEUE_SPINLOCK
+#include "qspinlock.h"
+#endif
+
+/* Storage for any lock type under test. */
+union torture_lock {
+	spinlock_t spin;
+	struct pvq_ticketlock ticket;
+	struct pvq_taslock tas;
+#ifdef PVQ_QUEUE_SPINLOCK
+	struct pvq_qspinlock qspin;
+#endif
+};
+
+struct torture_lock_ops {
+	const char *name;
+	void (*init)(union torture_lock *lock);
+	void (*lock)(union torture_lock *lock);
+	void (*unlock)(union torture_lock *lock);
+	/* Raw lock word, for diagnostics. */
+	u32 (*word)(union torture_lock *lock);
+};
+
+const struct torture_lock_ops *torture_find_ops(const char *name);
+/* Space-separated names of every built type, for messages. */
+const char *torture_type_names(void);
+
+#endif /* PVQ_TORTURE_H */

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qspinlock_torture: compare spinlock types under vCPU overcommit.
+ *
+ * nwriters_stress kthreads take one of nlocks locks of the chosen type in a
+ * loop, check mutual exclusion inside the critical section, and record how
+ * long each acquisition waited.  The report follows locktorture's format so
+ * that existing torture tooling can parse it, plus one key=value summary
+ * line.  See Documentation/torture.rst for parameters and output.
+ */
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mm.h>
+#include <linux/reboot.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include "torture.h"
+#include "torture_stats.h"
+#include "lock_stats.h"
+
+/* locktorture's prefix, "<torture_type>-torture: ", so its tooling parses us. */
+#define torture_alert(fmt, ...) \
+	pr_alert("%s-torture: " fmt, torture_type, ##__VA_ARGS__)
+#define torture_err(fmt, ...) \
+	pr_err("%s-torture: " fmt, torture_type, ##__VA_ARGS__)
+
+#define TORTURE_MAX_WRITERS	1024
+#define TORTURE_MAX_LOCKS	64
+#define TORTURE_MAX_LOOPS	1000000
+#define TORTURE_MAX_SECS	86400
+
+static char *torture_type = "qspinlock";
+module_param(torture_type, charp, 0444);
+MODULE_PARM_DESC(torture_type, "Lock type to torture (see the load message for the built ones)");
+
+static int nwriters_stress = -1;
+module_param(nwriters_stress, int, 0444);
+MODULE_PARM_DESC(nwriters_stress, "Number of writer kthreads (-1: 2 x online CPUs)");
+
+static int nlocks = 1;
+module_param(nlocks, int, 0444);
+MODULE_PARM_DESC(nlocks, "Number of locks the writers spread over (1..64)");
+
+static int cs_loops = 50;
+module_param(cs_loops, int, 0444);
+MODULE_PARM_DESC(cs_loops, "Work loop iterations inside the critical section");
+
+static int between_loops = 200;
+module_param(between_loops, int, 0444);
+MODULE_PARM_DESC(between_loops, "Work loop iterations between two acquisitions");
+
+static int runtime_secs;
+module_param(runtime_secs, int, 0444);
+MODULE_PARM_DESC(runtime_secs, "Run length; module init waits for the end (0: run until rmmod)");
+
+static int stat_interval = 60;
+module_param(stat_interval, int, 0444);
+MODULE_PARM_DESC(stat_interval, "Seconds between statistics lines (0: only at the end)");
+
+static int shutdown_secs;
+module_param(shutdown_secs, int, 0444);
+MODULE_PARM_DESC(shutdown_secs, "End the test and power the machine off after this many seconds (0: never)");
+
+static int long_hold;
+module_param(long_hold, int, 0444);
+MODULE_PARM_DESC(long_hold, "Occasionally hold the lock this many ms (0: never)");
+
+static int verbose;
+module_param(verbose, int, 0444);
+MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
+
+/* One lock under test, on its own cache line with its checking state. */
+struct torture_slot {
+	union torture_lock lock;
+	int holder;			/* writer id inside, -1 when free */
+	unsigned long count;		/* plain counter: lost updates show */
+} ____cacheline_aligned_in_smp;
+
+struct torture_writer {
+	struct task_struct *task;
+	int id;
+	u32 rand;
+	u64 acquisitions;
+	u64 failures;
+	struct pvq_wait_hist hist;
+};
+
+static const struct torture_lock_ops *ops;
+static struct torture_slot *slots;
+static struct torture_writer *writers;
+static int nwriters;
+static struct task_struct *control_task;
+static DECLARE_COMPLETION(run_done);
+static bool run_ended;			/* writers stop acquiring */
+static bool report_printed;
+static u64 run_start_ns, run_end_ns;
+
+/* Work that the compiler cannot remove, of roughly constant cost per loop. */
+static void torture_work(int loops)
+{
+	int i;
+
+	for (i = 0; i < loops; i++)
+		barrier();
+}
+
+/* xorshift32: cheap per-thread randomness for lock choice and long holds. */
+static u32 torture_random(struct torture_writer *w)
+{
+	u32 x = w->rand;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	w->rand = x;
+	return x;
+}
+
+/*
+ * The critical section: nobody else may be inside, and the counter update
+ * is a plain read-modify-write spread over the section, so any overlap of
+ * two holders shows up as an exclusion failure or a lost update.
+ */
+static void torture_critical_section(struct torture_slot *slot,
+				     struct torture_writer *w)
+{
+	unsigned long count;
+
+	if (READ_ONCE(slot->holder) != -1)
+		w->failures++;
+	WRITE_ONCE(slot->holder, w->id);
+	count = READ_ONCE(slot->count);
+
+	torture_work(cs_loops);
+	if (long_hold && !(torture_random(w) % (2000U * nwriters)))
+		mdelay(long_hold);
+
+	if (READ_ONCE(slot->holder) != w->id)
+		w->failures++;
+	WRITE_ONCE(slot->count, count + 1);
+	WRITE_ONCE(slot->holder, -1);
+}
+
+static int torture_writer_fn(void *arg)
+{
+	struct torture_writer *w = arg;
+	struct torture_slot *slot;
+	u64 t0, t1;
+
+	while (!READ_ONCE(run_ended)) {
+		slot = &slots[nlocks > 1 ? torture_random(w) % nlocks : 0];
+
+		/* The pvq_* locks, like arch_spin_lock(), need this. */
+		preempt_disable();
+		t0 = local_clock();
+		ops->lock(&slot->lock);
+		t1 = local_clock();
+		torture_critical_section(slot, w);
+		ops->unlock(&slot->lock);
+		preempt_enable();
+
+		pvq_hist_record(&w->hist, t1 - t0);
+		/* Published for the periodic statistics lines. */
+		WRITE_ONCE(w->acquisitions, w->acquisitions + 1);
+		torture_work(between_loops);
+		cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+struct torture_totals {
+	u64 total, max, min, failures, lost;
+};
+
+static void torture_sum(struct torture_totals *t)
+{
+	u64 counted = 0;
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->min = U64_MAX;
+	for (i = 0; i < nwriters; i++) {
+		u64 acq = READ_ONCE(writers[i].acquisitions);
+
+		t->total += acq;
+		t->max = max(t->max, acq);
+		t->min = min(t->min, acq);
+		t->failures += READ_ONCE(writers[i].failures);
+	}
+	for (i = 0; i < nlocks; i++)
+		counted += READ_ONCE(slots[i].count);
+	/* Only meaningful once the writers are quiet; see torture_report(). */
+	t->lost = t->total > counted ? t->total - counted : counted - t->total;
+}
+
+/* locktorture's line: "???" flags unfairness, "!!!" flags failures. */
+static void torture_print_writes(const struct torture_totals *t, u64 failures)
+{
+	torture_alert("Writes:  Total: %llu  Max/Min: %llu/%llu %s  Fail: %llu %s\n",
+		 t->total, t->max, t->min,
+		 t->max > 2 * t->min ? "???" : "", failures,
+		 failures ? "!!!" : "");
+}
+
+static void torture_print_params(const char *what)
+{
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d verbose=%d\n",
+		 what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
+		 stat_interval, shutdown_secs, long_hold, verbose);
+}
+
+static void torture_print_events(void)
+{
+#ifdef PVQ_LOCK_STATS
+	char line[512];
+	size_t len = 0;
+	int ev;
+
+	for (ev = 0; ev < PVQ_NR_LOCK_EVENTS; ev++)
+		len += scnprintf(line + len, sizeof(line) - len, " %s=%lu",
+				 pvq_lock_event_names[ev],
+				 pvq_lock_event_sum(ev));
+	torture_alert("lock_events:%s\n", line);
+#endif
+}
+
+static void torture_report(void)
+{
+	struct pvq_wait_hist *hist;
+	struct torture_totals t;
+	u64 *counts, elapsed_ns, per_sec, failures;
+	unsigned int jain;
+	int i;
+
+	hist = kvzalloc(sizeof(*hist), GFP_KERNEL);
+	counts = kcalloc(nwriters, sizeof(*counts), GFP_KERNEL);
+	if (!hist || !counts) {
+		torture_alert("no memory for the final report\n");
+		goto out;
+	}
+	torture_sum(&t);
+	for (i = 0; i < nwriters; i++) {
+		pvq_hist_merge(hist, &writers[i].hist);
+		counts[i] = writers[i].acquisitions;
+		if (verbose)
+			torture_alert("writer %d: acquisitions=%llu failures=%llu max_wait_ns=%llu\n",
+				 i, counts[i], writers[i].failures,
+				 writers[i].hist.max);
+	}
+	jain = pvq_jain_milli(counts, nwriters);
+	elapsed_ns = max_t(u64, run_end_ns - run_start_ns, 1);
+	per_sec = mul_u64_u64_div_u64(t.total, NSEC_PER_SEC, elapsed_ns);
+	failures = t.failures + t.lost;
+
+	torture_print_writes(&t, failures);
+	torture_print_events();
+	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu result=%s\n",
+		 ops->name, nwriters, num_online_cpus(), nlocks,
+		 div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
+		 t.max, t.min, jain / 1000, jain % 1000,
+		 pvq_hist_percentile(hist, 500), pvq_hist_percentile(hist, 990),
+		 hist->max, t.failures, t.lost,
+		 failures ? "FAILURE" : "SUCCESS");
+	torture_print_params(failures ? "End of test: FAILURE" :
+					"End of test: SUCCESS");
+out:
+	kvfree(hist);
+	kfree(counts);
+}
+
+/* Stop the writers, then print the final report (once). */
+static void torture_end_run(void)
+{
+	int i;
+
+	if (report_printed)
+		return;
+	WRITE_ONCE(run_ended, true);
+	run_end_ns = local_clock();
+	for (i = 0; i < nwriters; i++)
+		if (writers[i].task)
+			kthread_stop(writers[i].task);
+	torture_report();
+	report_printed = true;
+}
+
+/* Periodic statistics, and the end of a time-bounded run. */
+static int torture_control_fn(void *unused)
+{
+	int limit = runtime_secs ? runtime_secs : shutdown_secs;
+	u64 next_stat = stat_interval;
+	struct torture_totals t;
+	int secs;
+
+	for (secs = 0; !kthread_should_stop(); secs++) {
+		if (limit && secs >= limit)
+			break;
+		schedule_timeout_interruptible(HZ);
+		if (stat_interval && secs + 1 == next_stat) {
+			torture_sum(&t);
+			torture_print_writes(&t, t.failures);
+			next_stat += stat_interval;
+		}
+	}
+	if (limit && !kthread_should_stop()) {
+		torture_end_run();
+		complete(&run_done);
+		if (shutdown_secs) {
+			torture_alert("shutdown_secs=%d reached: powering off\n",
+				 shutdown_secs);
+			kernel_power_off();
+		}
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+static int torture_check_range(const char *name, int val, int min, int max)
+{
+	if (val >= min && val <= max)
+		return 0;
+	torture_err("%s=%d out of range [%d..%d]\n", name, val, min, max);
+	return -EINVAL;
+}
+
+static int torture_check_params(void)
+{
+	int err = 0;
+
+	ops = torture_find_ops(torture_type);
+	if (!ops) {
+		torture_err("unknown torture_type '%s'; built types: %s\n",
+		       torture_type, torture_type_names());
+		return -EINVAL;
+	}
+	if (nwriters_stress != -1)
+		err |= torture_check_range("nwriters_stress", nwriters_stress,
+					   1, TORTURE_MAX_WRITERS);
+	err |= torture_check_range("nlocks", nlocks, 1, TORTURE_MAX_LOCKS);
+	err |= torture_check_range("cs_loops", cs_loops, 0, TORTURE_MAX_LOOPS);
+	err |= torture_check_range("between_loops", between_loops, 0,
+				   TORTURE_MAX_LOOPS);
+	err |= torture_check_range("runtime_secs", runtime_secs, 0,
+				   TORTURE_MAX_SECS);
+	err |= torture_check_range("stat_interval", stat_interval, 0,
+				   TORTURE_MAX_SECS);
+	err |= torture_check_range("shutdown_secs", shutdown_secs, 0,
+				   TORTURE_MAX_SECS);
+	err |= torture_check_range("long_hold", long_hold, 0, 1000);
+	err |= torture_check_range("verbose", verbose, 0, 2);
+	return err ? -EINVAL : 0;
+}
+
+static void torture_free(void)
+{
+	kvfree(writers);
+	kfree(slots);
+}
+
+static int torture_alloc(void)
+{
+	int i;
+
+	nwriters = nwriters_stress == -1 ? 2 * num_online_cpus() :
+					   nwriters_stress;
+	slots = kcalloc(nlocks, sizeof(*slots), GFP_KERNEL);
+	writers = kvcalloc(nwriters, sizeof(*writers), GFP_KERNEL);
+	if (!slots || !writers) {
+		torture_free();
+		return -ENOMEM;
+	}
+	for (i = 0; i < nlocks; i++) {
+		ops->init(&slots[i].lock);
+		slots[i].holder = -1;
+	}
+	for (i = 0; i < nwriters; i++) {
+		writers[i].id = i;
+		writers[i].rand = 2654435761U * (i + 1);
+	}
+	return 0;
+}
+
+static int torture_start_threads(void)
+{
+	int i;
+
+	pvq_lock_events_reset();
+	run_start_ns = local_clock();
+	for (i = 0; i < nwriters; i++) {
+		writers[i].task = kthread_run(torture_writer_fn, &writers[i],
+					      "qspinlock_torture_w%d", i);
+		if (IS_ERR(writers[i].task)) {
+			int err = PTR_ERR(writers[i].task);
+
+			writers[i].task = NULL;
+			return err;
+		}
+	}
+	control_task = kthread_run(torture_control_fn, NULL,
+				   "qspinlock_torture_ctl");
+	if (IS_ERR(control_task)) {
+		int err = PTR_ERR(control_task);
+
+		control_task = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static void torture_stop_all(void)
+{
+	if (control_task)
+		kthread_stop(control_task);
+	control_task = NULL;
+	torture_end_run();
+}
+
+static int __init torture_init(void)
+{
+	int err;
+
+	err = torture_check_params();
+	if (err)
+		return err;
+	err = torture_alloc();
+	if (err)
+		return err;
+	torture_print_params("Start of test");
+	err = torture_start_threads();
+	if (err) {
+		torture_err("cannot start threads: %d\n", err);
+		torture_stop_all();
+		torture_free();
+		return err;
+	}
+	/* A time-bounded run keeps insmod waiting, so scripts need no timing. */
+	if (runtime_secs)
+		wait_for_completion(&run_done);
+	return 0;
+}
+
+static void __exit torture_exit(void)
+{
+	torture_stop_all();
+	torture_free();
+}
+
+module_init(torture_init);
+module_exit(torture_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Torture test comparing spinlock types under vCPU overcommit");
