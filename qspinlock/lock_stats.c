@@ -8,11 +8,12 @@
 
 #include "lock_stats.h"
 
-#define PVQ_EV_NAME(name, help)	[PVQ_EV_##name] = #name,
 const char *const pvq_lock_event_names[PVQ_NR_LOCK_EVENTS] = {
-	PVQ_LOCK_EVENTS(PVQ_EV_NAME)
+#define PVQ_LOCK_EVENT(name) \
+	[PVQ_EV_##name] = #name,
+#include "lock_events_list.h"
+#undef PVQ_LOCK_EVENT
 };
-#undef PVQ_EV_NAME
 
 #ifdef PVQ_LOCK_STATS
 

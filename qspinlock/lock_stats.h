@@ -12,22 +12,12 @@
 #include <linux/percpu.h>
 #include <linux/types.h>
 
-/* name, meaning: the single list every consumer is generated from. */
-#define PVQ_LOCK_EVENTS(EV)						\
-	EV(slowpath,	"qspinlock acquisitions that left the fast path")	\
-	EV(pending,	"acquired through the pending bit, without queueing")	\
-	EV(node_idx1,	"queued with MCS node 1 (task context)")		\
-	EV(node_idx2,	"queued with MCS node 2 (first nested context)")	\
-	EV(node_idx3,	"queued with MCS node 3")				\
-	EV(node_idx4,	"queued with MCS node 4 (fourth nesting)")		\
-	EV(nest_overflow, "a fifth nesting level spun on trylock instead")
-
-#define PVQ_EV_ENUM(name, help)	PVQ_EV_##name,
 enum pvq_lock_event {
-	PVQ_LOCK_EVENTS(PVQ_EV_ENUM)
+#define PVQ_LOCK_EVENT(name)	PVQ_EV_##name,
+#include "lock_events_list.h"
+#undef PVQ_LOCK_EVENT
 	PVQ_NR_LOCK_EVENTS
 };
-#undef PVQ_EV_ENUM
 
 #ifdef PVQ_LOCK_STATS
 

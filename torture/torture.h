@@ -17,7 +17,7 @@
 
 /* Storage for any lock type under test. */
 union torture_lock {
-	spinlock_t spin;
+	spinlock_t spin;		/* the running kernel's own lock */
 	struct pvq_ticketlock ticket;
 	struct pvq_taslock tas;
 #ifdef PVQ_QUEUE_SPINLOCK

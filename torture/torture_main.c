@@ -207,16 +207,16 @@ static void torture_sum(struct torture_totals *t)
 static void torture_print_writes(const struct torture_totals *t, u64 failures)
 {
 	torture_alert("Writes:  Total: %llu  Max/Min: %llu/%llu %s  Fail: %llu %s\n",
-		 t->total, t->max, t->min,
-		 t->max > 2 * t->min ? "???" : "", failures,
-		 failures ? "!!!" : "");
+		      t->total, t->max, t->min,
+		      t->max > 2 * t->min ? "???" : "", failures,
+		      failures ? "!!!" : "");
 }
 
 static void torture_print_params(const char *what)
 {
 	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d verbose=%d\n",
-		 what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
-		 stat_interval, shutdown_secs, long_hold, verbose);
+		      what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
+		      stat_interval, shutdown_secs, long_hold, verbose);
 }
 
 static void torture_print_events(void)
@@ -254,8 +254,8 @@ static void torture_report(void)
 		counts[i] = writers[i].acquisitions;
 		if (verbose)
 			torture_alert("writer %d: acquisitions=%llu failures=%llu max_wait_ns=%llu\n",
-				 i, counts[i], writers[i].failures,
-				 writers[i].hist.max);
+				      i, counts[i], writers[i].failures,
+				      writers[i].hist.max);
 	}
 	jain = pvq_jain_milli(counts, nwriters);
 	elapsed_ns = max_t(u64, run_end_ns - run_start_ns, 1);
@@ -265,12 +265,12 @@ static void torture_report(void)
 	torture_print_writes(&t, failures);
 	torture_print_events();
 	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu result=%s\n",
-		 ops->name, nwriters, num_online_cpus(), nlocks,
-		 div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
-		 t.max, t.min, jain / 1000, jain % 1000,
-		 pvq_hist_percentile(hist, 500), pvq_hist_percentile(hist, 990),
-		 hist->max, t.failures, t.lost,
-		 failures ? "FAILURE" : "SUCCESS");
+		      ops->name, nwriters, num_online_cpus(), nlocks,
+		      div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
+		      t.max, t.min, jain / 1000, jain % 1000,
+		      pvq_hist_percentile(hist, 500), pvq_hist_percentile(hist, 990),
+		      hist->max, t.failures, t.lost,
+		      failures ? "FAILURE" : "SUCCESS");
 	torture_print_params(failures ? "End of test: FAILURE" :
 					"End of test: SUCCESS");
 out:
@@ -317,7 +317,7 @@ static int torture_control_fn(void *unused)
 		complete(&run_done);
 		if (shutdown_secs) {
 			torture_alert("shutdown_secs=%d reached: powering off\n",
-				 shutdown_secs);
+				      shutdown_secs);
 			kernel_power_off();
 		}
 	}
@@ -341,7 +341,7 @@ static int torture_check_params(void)
 	ops = torture_find_ops(torture_type);
 	if (!ops) {
 		torture_err("unknown torture_type '%s'; built types: %s\n",
-		       torture_type, torture_type_names());
+			    torture_type, torture_type_names());
 		return -EINVAL;
 	}
 	if (nwriters_stress != -1)

@@ -19,11 +19,13 @@ static void spin_torture_init(union torture_lock *l)
 }
 
 static void spin_torture_lock(union torture_lock *l)
+	__acquires(&l->spin)
 {
 	spin_lock(&l->spin);
 }
 
 static void spin_torture_unlock(union torture_lock *l)
+	__releases(&l->spin)
 {
 	spin_unlock(&l->spin);
 }
