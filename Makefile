@@ -23,7 +23,8 @@ DEPS_DIR ?= $(CURDIR)/.deps
 
 # Variables the Kbuild sub-make must see (command-line variables propagate,
 # but a fragment's values are make-file assignments and would not).
-PVQ_KBUILD_VARS := CONFIG=$(CONFIG) $(foreach o,$(PVQ_OPTIONS),$(o)=$($(o)))
+PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
+		   $(foreach o,$(PVQ_OPTIONS),$(o)=$($(o)))
 
 MAKEFLAGS += --no-print-directory
 

@@ -36,6 +36,16 @@ $(error PARAVIRT_UNFAIR_LOCKS=y depends on QUEUE_SPINLOCK=y and PARAVIRT_SPINLOC
 endif
 endif
 
+# Test-only fault injection in the torture module: accepted from the make
+# command line alone, so that no fragment (and no default build) can carry it.
+TORTURE_FAULTS ?= n
+ifeq ($(TORTURE_FAULTS),y)
+ifneq ($(origin TORTURE_FAULTS),command line)
+$(error TORTURE_FAULTS=y is test-only: set it on the make command line, never in a fragment)
+endif
+endif
+
+pvq-defines-$(TORTURE_FAULTS)	+= -DPVQ_TORTURE_FAULTS
 pvq-defines-$(QUEUE_SPINLOCK)	+= -DPVQ_QUEUE_SPINLOCK
 pvq-defines-$(LOCK_STATS)	+= -DPVQ_LOCK_STATS
 pvq-defines-$(LOCK_DEBUG)	+= -DPVQ_LOCK_DEBUG

@@ -77,6 +77,17 @@ static int verbose;
 module_param(verbose, int, 0444);
 MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
 
+#ifdef PVQ_TORTURE_FAULTS
+/*
+ * Test builds only (make TORTURE_FAULTS=y): break the lock on purpose to
+ * prove that the detectors below report FAILURE.
+ */
+static char *inject_fault = "none";
+module_param(inject_fault, charp, 0444);
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none, or exclusion (enter every 64th critical section without the lock)");
+static bool fault_exclusion;
+#endif
+
 /* One lock under test, on its own cache line with its checking state. */
 struct torture_slot {
 	union torture_lock lock;
@@ -149,6 +160,16 @@ static void torture_critical_section(struct torture_slot *slot,
 	WRITE_ONCE(slot->holder, -1);
 }
 
+/* Fault injection: should this acquisition skip the lock? */
+static bool torture_skip_lock(struct torture_writer *w)
+{
+#ifdef PVQ_TORTURE_FAULTS
+	return fault_exclusion && !(w->acquisitions % 64);
+#else
+	return false;
+#endif
+}
+
 static int torture_writer_fn(void *arg)
 {
 	struct torture_writer *w = arg;
@@ -161,10 +182,15 @@ static int torture_writer_fn(void *arg)
 		/* The pvq_* locks, like arch_spin_lock(), need this. */
 		preempt_disable();
 		t0 = local_clock();
-		ops->lock(&slot->lock);
-		t1 = local_clock();
-		torture_critical_section(slot, w);
-		ops->unlock(&slot->lock);
+		if (torture_skip_lock(w)) {
+			t1 = t0;
+			torture_critical_section(slot, w);
+		} else {
+			ops->lock(&slot->lock);
+			t1 = local_clock();
+			torture_critical_section(slot, w);
+			ops->unlock(&slot->lock);
+		}
 		preempt_enable();
 
 		pvq_hist_record(&w->hist, t1 - t0);
@@ -334,6 +360,20 @@ static int torture_check_range(const char *name, int val, int min, int max)
 	return -EINVAL;
 }
 
+static int torture_check_faults(void)
+{
+#ifdef PVQ_TORTURE_FAULTS
+	fault_exclusion = !strcmp(inject_fault, "exclusion");
+	if (!fault_exclusion && strcmp(inject_fault, "none")) {
+		torture_err("unknown inject_fault '%s'; valid: none exclusion\n",
+			    inject_fault);
+		return -EINVAL;
+	}
+	torture_alert("FAULT INJECTION BUILD: inject_fault=%s\n", inject_fault);
+#endif
+	return 0;
+}
+
 static int torture_check_params(void)
 {
 	int err = 0;
@@ -359,6 +399,7 @@ static int torture_check_params(void)
 				   TORTURE_MAX_SECS);
 	err |= torture_check_range("long_hold", long_hold, 0, 1000);
 	err |= torture_check_range("verbose", verbose, 0, 2);
+	err |= torture_check_faults();
 	return err ? -EINVAL : 0;
 }
 
