@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prove that qspinlock_torture's detectors work: with a fault-injection
+# build (make TORTURE_FAULTS=y), inject_fault=exclusion lets every 64th
+# critical section run without the lock, and each torture type must then
+# report FAILURE (exclusion failures or lost updates) instead of SUCCESS.
+#
+# Host side: boots one guest at 2x overcommit and prints TAP.
+
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+modules=
+types=
+secs=2
+vcpus=4
+host_cpus=0-1
+
+usage() {
+	echo "usage: $0 --modules DIR --types \"T1 T2\" [--secs N] [--vcpus N] [--host-cpus LIST]" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--modules) modules=${2:-}; shift ;;
+	--types) types=${2:-}; shift ;;
+	--secs) secs=${2:-}; shift ;;
+	--vcpus) vcpus=${2:-}; shift ;;
+	--host-cpus) host_cpus=${2:-}; shift ;;
+	*) usage ;;
+	esac
+	shift
+done
+[ -n "$modules" ] && [ -n "$types" ] || usage
+[[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ ]] || usage
+
+outdir=$ROOT/out/fault-injection
+mkdir -p "$outdir"
+console=$outdir/console.log
+runs=()
+for t in $types; do
+	runs+=(--run "torture_type=$t runtime_secs=$secs stat_interval=0 inject_fault=exclusion")
+done
+
+# vmrun must fail here (the runs report FAILURE); what matters is each verdict.
+"$ROOT/tools/vmrun" --modules "$modules" --vcpus "$vcpus" --host-cpus "$host_cpus" \
+	--timeout $((120 + ${#runs[@]} / 2 * (secs + 30))) --quiet \
+	--outdir "$outdir" --console "$console" "${runs[@]}"
+vmrun_rc=$?
+
+echo "TAP version 13"
+n=0
+set -- $types
+echo "1..$(($# + 1))"
+fail=0
+for t in $types; do
+	n=$((n + 1))
+	summary=$(grep -a "$t-torture: summary:" "$console" | tail -n 1)
+	if grep -aq "$t-torture: --- End of test: FAILURE" "$console" &&
+	   [[ $summary =~ result=FAILURE ]] &&
+	   ! [[ $summary =~ fail=0\ lost=0 ]]; then
+		echo "ok $n fault exclusion detected: $t (${summary##*fail=})"
+	else
+		echo "not ok $n fault exclusion detected: $t # no FAILURE report"
+		fail=1
+	fi
+done
+n=$((n + 1))
+if [ "$vmrun_rc" -ne 0 ] && [ "$vmrun_rc" -ne 124 ]; then
+	echo "ok $n vmrun reports the failure (exit $vmrun_rc)"
+else
+	echo "not ok $n vmrun reports the failure # exit $vmrun_rc"
+	fail=1
+fi
+exit $fail

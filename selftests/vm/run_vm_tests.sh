@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_vm_tests.sh - run selftests/vm/torture_smoke.sh in a QEMU guest (via
+# tools/vmrun) once per vCPU count, and summarise the TAP results.
+#
+# Exit status: 0 all passed, 1 something failed, 2 usage or setup error.
+
+set -euo pipefail
+
+readonly PROG=run_vm_tests.sh
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$HERE/../.." && pwd)
+readonly HERE REPO_ROOT
+readonly VMRUN=$REPO_ROOT/tools/vmrun
+readonly GUEST_SCRIPT=$HERE/torture_smoke.sh
+
+TYPES="spin_lock ticket tas qspinlock"
+SECS=3
+# 1x and 2x overcommit of a 2-CPU host.
+VCPUS_LIST="2 4"
+HOST_CPUS=""
+OUTDIR=""
+VMRUN_EXTRA=()
+
+PASSED=0
+FAILED=0
+
+usage() {
+	cat <<EOF
+Usage: selftests/vm/run_vm_tests.sh [OPTIONS]
+
+Boot a guest per vCPU count with tools/vmrun, run torture_smoke.sh in it
+and print its TAP results prefixed with the vCPU count.
+
+Options:
+  --types "A B"       torture types to test (default: "$TYPES")
+  --secs N            runtime_secs per type (default: $SECS)
+  --vcpus-list "N M"  vCPU counts, one VM each (default: "$VCPUS_LIST")
+  --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
+  --outdir DIR        keep per-VM console logs here
+                      (default: mktemp -d under \${TMPDIR:-/tmp})
+  --modules DIR       passed to tools/vmrun (default: repo root)
+  -h, --help          show this help
+
+A VM that times out, or whose console shows a kernel error, counts as one
+failure on top of its TAP results.
+EOF
+}
+
+usage_error() {
+	printf '%s: %s\n\n' "$PROG" "$*" >&2
+	usage >&2
+	exit 2
+}
+
+is_posint() {
+	[[ $1 =~ ^[0-9]+$ ]] && ((10#$1 > 0))
+}
+
+parse_args() {
+	local opt v
+	while (($#)); do
+		opt=$1
+		shift
+		case $opt in
+		-h | --help) usage; exit 0 ;;
+		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules) ;;
+		*) usage_error "unknown option '$opt'" ;;
+		esac
+		(($#)) || usage_error "$opt needs a value"
+		case $opt in
+		--types) TYPES=$1 ;;
+		--secs) is_posint "$1" || usage_error "--secs: '$1' is not a positive number"
+			SECS=$((10#$1)) ;;
+		--vcpus-list) VCPUS_LIST=$1 ;;
+		--host-cpus) HOST_CPUS=$1 ;;
+		--outdir) OUTDIR=$1 ;;
+		--modules) VMRUN_EXTRA+=(--modules "$1") ;;
+		esac
+		shift
+	done
+	[[ -n ${TYPES// /} ]] || usage_error "--types: empty list"
+	[[ -n ${VCPUS_LIST// /} ]] || usage_error "--vcpus-list: empty list"
+	for v in $VCPUS_LIST; do
+		is_posint "$v" || usage_error "--vcpus-list: '$v' is not a positive number"
+	done
+}
+
+# Generous: a TCG boot takes ~10 s (more when overcommitted), each test its
+# runtime plus insmod/rmmod and log checks, and slack for a slow host.
+vm_timeout() {
+	local ntests
+	ntests=$(($(wc -w <<<"$TYPES") + 2))
+	echo $((15 + ntests * (SECS + 10) + 60))
+}
+
+# TAP lines the guest printed on the serial console.
+tap_lines() {
+	tr -d '\r' <"$1" | grep -aE '^(TAP version |1\.\.[0-9]+|ok [0-9]+|not ok [0-9]+|# )' || true
+}
+
+# One VM: boot, collect TAP, count results. VM-level trouble (timeout,
+# kernel error, missing results) adds one failure.
+run_vm() {
+	local vcpus=$1 dir=$OUTDIR/vcpus-$1 tag="[$1 vcpus]" rc=0 timeout
+	local console tap ok notok plan p problems=()
+	mkdir -p "$dir"
+	console=$dir/console.log
+	timeout=$(vm_timeout)
+	echo "$tag booting: timeout ${timeout} s, console $console"
+	"$VMRUN" --quiet --vcpus "$vcpus" ${HOST_CPUS:+--host-cpus "$HOST_CPUS"} \
+		"${VMRUN_EXTRA[@]}" --outdir "$dir" --console "$console" \
+		--timeout "$timeout" --guest-script "$GUEST_SCRIPT" \
+		--guest-env "TYPES=$TYPES" --guest-env "SECS=$SECS" \
+		>"$dir/vmrun.log" 2>&1 || rc=$?
+
+	tap=$(tap_lines "$console" 2>/dev/null || true)
+	[[ -n $tap ]] && sed "s/^/$tag /" <<<"$tap"
+	ok=$(grep -c '^ok ' <<<"$tap" || true)
+	notok=$(grep -c '^not ok ' <<<"$tap" || true)
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$tap" | head -n 1)
+	PASSED=$((PASSED + ok))
+	FAILED=$((FAILED + notok))
+
+	mapfile -t problems < <(vm_problems "$dir" "$rc" "$notok")
+	if [[ -z $plan ]]; then
+		problems+=("no TAP plan on the console")
+	elif ((ok + notok != plan)); then
+		problems+=("$((ok + notok)) of $plan planned results")
+	fi
+	if ((${#problems[@]})); then
+		FAILED=$((FAILED + 1))
+		for p in "${problems[@]}"; do
+			echo "$tag VM FAILURE: $p"
+		done
+		echo "$tag see $dir/vmrun.log and $console"
+	fi
+}
+
+# VM-level problems from vmrun's exit status and result file, one a line.
+# A non-zero guest-script status alone is not one: the "not ok" lines
+# already count it, unless there are none.
+vm_problems() {
+	local dir=$1 rc=$2 notok=$3 reason
+	if [[ ! -f $dir/result ]]; then
+		echo "vmrun exited $rc before booting: $(head -n 1 "$dir/vmrun.log")"
+		return
+	fi
+	((rc == 124)) && echo "VM timed out: $(grep -m 1 'TIMEOUT' "$dir/vmrun.log" || true)"
+	while IFS= read -r reason; do
+		reason=${reason#reason=}
+		case $reason in
+		timeout:*) ;;
+		"guest: guest-script status "*)
+			((notok)) || echo "guest script failed ($reason) without a 'not ok' line"
+			;;
+		*) echo "$reason" ;;
+		esac
+	done < <(grep '^reason=' "$dir/result" || true)
+}
+
+main() {
+	local v
+	parse_args "$@"
+	[[ -x $VMRUN ]] || { echo "$PROG: $VMRUN missing" >&2; exit 2; }
+	if [[ -z $OUTDIR ]]; then
+		OUTDIR=$(mktemp -d "${TMPDIR:-/tmp}/vmtests.XXXXXX")
+	fi
+	mkdir -p "$OUTDIR"
+	OUTDIR=$(cd "$OUTDIR" && pwd)
+	echo "# types: $TYPES; secs: $SECS; vcpus: $VCPUS_LIST; logs: $OUTDIR"
+	for v in $VCPUS_LIST; do
+		run_vm "$((10#$v))"
+	done
+	echo "$PASSED passed, $FAILED failed"
+	((FAILED == 0))
+}
+
+main "$@"
