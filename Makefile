@@ -81,8 +81,10 @@ vmtest: modules
 test: deps-check
 	tools/testall
 
-run: deps-check modules
-	tools/run-overcommit --types "$(PVQ_TYPES)"
+# The main job.  Extra options for tools/run-overcommit via RUN_ARGS=.
+run: deps-check
+	$(MAKE) modules
+	tools/run-overcommit --types "$(PVQ_TYPES)" $(RUN_ARGS)
 
 print-types:
 	@echo $(PVQ_TYPES)

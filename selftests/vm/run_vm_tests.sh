@@ -21,6 +21,7 @@ SECS=3
 VCPUS_LIST="2 4"
 HOST_CPUS=""
 OUTDIR=""
+TIMEOUT=""
 VMRUN_EXTRA=()
 
 PASSED=0
@@ -38,6 +39,7 @@ Options:
   --secs N            runtime_secs per type (default: $SECS)
   --vcpus-list "N M"  vCPU counts, one VM each (default: "$VCPUS_LIST")
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
+  --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
                       (default: mktemp -d under \${TMPDIR:-/tmp})
   --modules DIR       passed to tools/vmrun (default: repo root)
@@ -65,7 +67,8 @@ parse_args() {
 		shift
 		case $opt in
 		-h | --help) usage; exit 0 ;;
-		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules) ;;
+		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
+			--timeout) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -76,6 +79,8 @@ parse_args() {
 		--vcpus-list) VCPUS_LIST=$1 ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
+		--timeout) is_posint "$1" || usage_error "--timeout: '$1' is not a positive number"
+			TIMEOUT=$((10#$1)) ;;
 		--modules) VMRUN_EXTRA+=(--modules "$1") ;;
 		esac
 		shift
@@ -91,6 +96,10 @@ parse_args() {
 # runtime plus insmod/rmmod and log checks, and slack for a slow host.
 vm_timeout() {
 	local ntests
+	if [[ -n $TIMEOUT ]]; then
+		echo "$TIMEOUT"
+		return
+	fi
 	ntests=$(($(wc -w <<<"$TYPES") + 2))
 	echo $((15 + ntests * (SECS + 10) + 60))
 }
@@ -116,7 +125,11 @@ run_vm() {
 		>"$dir/vmrun.log" 2>&1 || rc=$?
 
 	tap=$(tap_lines "$console" 2>/dev/null || true)
-	[[ -n $tap ]] && sed "s/^/$tag /" <<<"$tap"
+	if [[ -n $tap ]]; then
+		while IFS= read -r p; do
+			echo "$tag $p"
+		done <<<"$tap"
+	fi
 	ok=$(grep -c '^ok ' <<<"$tap" || true)
 	notok=$(grep -c '^not ok ' <<<"$tap" || true)
 	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$tap" | head -n 1)
