@@ -16,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include "qspinlock_types.h"
+#include "lock_debug.h"
 
 void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
 
@@ -61,6 +62,8 @@ static __always_inline void pvq_qspin_lock(struct pvq_qspinlock *lock)
 
 static __always_inline void pvq_qspin_unlock(struct pvq_qspinlock *lock)
 {
+	/* Unlocking a lock nobody holds corrupts the next hand-over. */
+	PVQ_DEBUG_WARN(!READ_ONCE(lock->locked));
 	/*
 	 * Release: every access of the critical section is visible before
 	 * the next owner can see the locked byte clear.  Only the locked byte

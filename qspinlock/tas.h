@@ -15,6 +15,8 @@
 #include <linux/types.h>
 #include <asm/processor.h>
 
+#include "lock_debug.h"
+
 struct pvq_taslock {
 	atomic_t val;		/* 0 free, 1 held */
 };
@@ -45,6 +47,7 @@ static __always_inline void pvq_tas_lock(struct pvq_taslock *lock)
 
 static __always_inline void pvq_tas_unlock(struct pvq_taslock *lock)
 {
+	PVQ_DEBUG_WARN(!atomic_read(&lock->val));
 	/* Release: the critical section is visible before the lock is free. */
 	atomic_set_release(&lock->val, 0);
 }

@@ -16,6 +16,8 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
+#include "lock_debug.h"
+
 struct pvq_ticketlock {
 	union {
 		atomic_t val;
@@ -80,21 +82,23 @@ static __always_inline bool pvq_ticket_trylock(struct pvq_ticketlock *lock)
 					  old + PVQ_TICKET_ONE);
 }
 
+static __always_inline bool pvq_ticket_is_locked(struct pvq_ticketlock *lock)
+{
+	u32 val = atomic_read(&lock->val);
+
+	return pvq_ticket_head(val) != pvq_ticket_tail(val);
+}
+
 static __always_inline void pvq_ticket_unlock(struct pvq_ticketlock *lock)
 {
+	/* A free ticket lock has head == tail: unlocking it skips a ticket. */
+	PVQ_DEBUG_WARN(!pvq_ticket_is_locked(lock));
 	/*
 	 * Release: the critical section is visible before the next ticket is
 	 * served.  Only the owner writes the head half, so a plain read of it
 	 * is stable; contenders only add to the tail half.
 	 */
 	smp_store_release(&lock->head, (u16)(READ_ONCE(lock->head) + 1));
-}
-
-static __always_inline bool pvq_ticket_is_locked(struct pvq_ticketlock *lock)
-{
-	u32 val = atomic_read(&lock->val);
-
-	return pvq_ticket_head(val) != pvq_ticket_tail(val);
 }
 
 static __always_inline bool pvq_ticket_is_contended(struct pvq_ticketlock *lock)

@@ -137,7 +137,10 @@ run_vm() {
 	FAILED=$((FAILED + notok))
 
 	mapfile -t problems < <(vm_problems "$dir" "$rc" "$notok")
-	if [[ -z $plan ]]; then
+	# A VM that never ran or timed out has its message already.
+	if [[ ! -f $dir/result ]] || ((rc == 124)); then
+		:
+	elif [[ -z $plan ]]; then
 		problems+=("no TAP plan on the console")
 	elif ((ok + notok != plan)); then
 		problems+=("$((ok + notok)) of $plan planned results")
