@@ -84,7 +84,7 @@ MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
  */
 static char *inject_fault = "none";
 module_param(inject_fault, charp, 0444);
-MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none, or exclusion (enter every 64th critical section without the lock)");
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none, or exclusion (enter every 64th critical section without the lock, for 500us)");
 static bool fault_exclusion;
 #endif
 
@@ -141,7 +141,8 @@ static u32 torture_random(struct torture_writer *w)
  * two holders shows up as an exclusion failure or a lost update.
  */
 static void torture_critical_section(struct torture_slot *slot,
-				     struct torture_writer *w)
+				     struct torture_writer *w,
+				     unsigned int extra_us)
 {
 	unsigned long count;
 
@@ -151,6 +152,8 @@ static void torture_critical_section(struct torture_slot *slot,
 	count = READ_ONCE(slot->count);
 
 	torture_work(cs_loops);
+	if (extra_us)
+		udelay(extra_us);
 	if (long_hold && !(torture_random(w) % (2000U * nwriters)))
 		mdelay(long_hold);
 
@@ -183,12 +186,13 @@ static int torture_writer_fn(void *arg)
 		preempt_disable();
 		t0 = local_clock();
 		if (torture_skip_lock(w)) {
+			/* Stay long enough that a lock holder is sure to overlap. */
 			t1 = t0;
-			torture_critical_section(slot, w);
+			torture_critical_section(slot, w, 500);
 		} else {
 			ops->lock(&slot->lock);
 			t1 = local_clock();
-			torture_critical_section(slot, w);
+			torture_critical_section(slot, w, 0);
 			ops->unlock(&slot->lock);
 		}
 		preempt_enable();
