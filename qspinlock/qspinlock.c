@@ -134,7 +134,7 @@ queue:
 static __always_inline void pvq_head_acquire(struct pvq_qspinlock *lock,
 					     struct pvq_mcs_node *node,
 					     struct pvq_mcs_node *next,
-					     u32 tail, u32 val)
+					     u32 tail, int val)
 {
 	/*
 	 * Relaxed: the acquire read that observed the lock free already
@@ -161,7 +161,8 @@ static void pvq_queue_acquire(struct pvq_qspinlock *lock,
 			      struct pvq_mcs_node *node, u32 tail)
 {
 	struct pvq_mcs_node *prev, *next = NULL;
-	u32 old, val;
+	u32 old;
+	int val;
 
 	node->locked = 0;
 	node->next = NULL;
@@ -205,23 +206,27 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 	BUILD_BUG_ON(CONFIG_NR_CPUS >= (1U << PVQ_TAIL_CPU_BITS));
 
 	pvq_stat_inc(slowpath);
-	if (pvq_pending_acquire(lock, &val))
-		return;
-
 	node = this_cpu_ptr(&pvq_mcs_nodes[0]);
-	idx = node->count++;
 
 	/*
-	 * A fifth nesting level (e.g. an NMI inside an NMI-safe path inside
-	 * every other context) has no node: spin on trylock instead.  This
-	 * is unfair but rare, and never corrupts a node in use below us.
+	 * A fifth nesting level (e.g. an NMI inside every other context) has
+	 * no node: spin on trylock instead.  Unfair but rare, and it never
+	 * corrupts a node in use below us.  It must not take the pending bit
+	 * either: a pending waiter that then backs off to trylock spinning
+	 * could make a queue head that raced with it wait for a successor
+	 * that never comes.
 	 */
-	if (unlikely(idx >= PVQ_MAX_NODES)) {
+	if (unlikely(node->count >= PVQ_MAX_NODES)) {
 		pvq_stat_inc(nest_overflow);
 		while (!pvq_qspin_trylock(lock))
 			cpu_relax();
-		goto out;
+		return;
 	}
+
+	if (pvq_pending_acquire(lock, &val))
+		return;
+
+	idx = node->count++;
 	pvq_stat_add(PVQ_EV_node_idx1 + idx, 1);
 
 	/*
@@ -231,7 +236,7 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 	barrier();
 	pvq_queue_acquire(lock, node + idx,
 			  pvq_encode_tail(smp_processor_id(), idx));
-out:
+
 	/* Only this CPU (and contexts nested on it) touches the count. */
 	__this_cpu_dec(pvq_mcs_nodes[0].count);
 }

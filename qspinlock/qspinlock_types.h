@@ -18,6 +18,11 @@
 
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <asm/byteorder.h>
+
+#if !defined(__LITTLE_ENDIAN) && !defined(__BIG_ENDIAN)
+#error "byte order unknown: the lock-word layout depends on it"
+#endif
 
 struct pvq_qspinlock {
 	union {

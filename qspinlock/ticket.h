@@ -15,8 +15,13 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/types.h>
+#include <asm/byteorder.h>
 
 #include "lock_debug.h"
+
+#if !defined(__LITTLE_ENDIAN) && !defined(__BIG_ENDIAN)
+#error "byte order unknown: the lock-word layout depends on it"
+#endif
 
 struct pvq_ticketlock {
 	union {

@@ -71,18 +71,32 @@ u64 pvq_hist_percentile(const struct pvq_wait_hist *hist, unsigned int permille)
 	return hist->max;
 }
 
+/*
+ * The index does not change when every count is scaled alike, so counts are
+ * shifted below 2^PVQ_JAIN_BITS first: then, for up to 2^(63 - 2 *
+ * PVQ_JAIN_BITS) counts, n * sum_sq fits in 64 bits and sum * 1000 too,
+ * and the quotient is taken of the exact 128-bit product.  The shift costs
+ * a relative error below 2^-PVQ_JAIN_BITS.
+ */
+#define PVQ_JAIN_BITS	20
+
 unsigned int pvq_jain_milli(const u64 *counts, unsigned int n)
 {
-	u64 sum = 0, sum_sq = 0;
-	unsigned int i;
+	u64 sum = 0, sum_sq = 0, top = 0, c;
+	unsigned int i, shift;
 
+	if (!n || n > (1U << (63 - 2 * PVQ_JAIN_BITS)))
+		return 0;
+	for (i = 0; i < n; i++)
+		top = max(top, counts[i]);
+	shift = max(fls64(top), PVQ_JAIN_BITS) - PVQ_JAIN_BITS;
 	for (i = 0; i < n; i++) {
-		sum += counts[i];
-		sum_sq += counts[i] * counts[i];
+		c = counts[i] >> shift;
+		sum += c;
+		sum_sq += c * c;
 	}
 	if (!sum_sq)
 		return 0;
-	/* (sum^2 / n) / sum_sq, without overflowing the 64-bit square. */
-	return mul_u64_u64_div_u64(mul_u64_u64_div_u64(sum, sum, n), 1000,
-				   sum_sq);
+	/* (sum^2 / n) / sum_sq = sum^2 / (n * sum_sq) */
+	return mul_u64_u64_div_u64(sum, sum * 1000, n * sum_sq);
 }

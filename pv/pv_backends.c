@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's PV backends: kvm, ipi and none.  See pv_ops.h for the
+ * contract and Documentation/pv.rst for why each one cannot lose a kick.
+ */
+#include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/irqflags.h>
+#include <linux/kvm_para.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <asm/apic.h>
+#include <asm/processor.h>
+
+#include "pv_ops.h"
+
+/*
+ * ipi: works on any hypervisor (and under TCG).  The waiter checks *ptr with
+ * interrupts disabled and halts with "sti; hlt": an interrupt posted after
+ * the check stays pending until the sti shadow ends, so the hlt wakes at
+ * once.  With interrupts disabled by the caller no IPI could wake us, so we
+ * never halt then: the caller simply keeps spinning.
+ */
+static void pvq_ipi_wait(u8 *ptr, u8 val)
+{
+	if (irqs_disabled())
+		return;
+	local_irq_disable();
+	if (READ_ONCE(*ptr) == val)
+		safe_halt();		/* sti; hlt: returns with irqs on */
+	else
+		local_irq_enable();
+}
+
+static void pvq_ipi_kick(int cpu)
+{
+	/* An offline CPU waits for nothing, and must not get IPIs. */
+	if (cpu_online(cpu))
+		smp_send_reschedule(cpu);
+}
+
+/* none: pure spinning, to measure what the PV hooks cost by themselves. */
+static void pvq_none_wait(u8 *ptr, u8 val)
+{
+}
+
+static void pvq_none_kick(int cpu)
+{
+}
+
+/*
+ * kvm: halt, and let the KVM_HC_KICK_CPU hypercall unhalt us.  KVM wakes a
+ * halted vCPU on that hypercall even with interrupts disabled, so unlike ipi
+ * this backend halts in either case.
+ */
+static void pvq_kvm_wait(u8 *ptr, u8 val)
+{
+	unsigned long flags;
+
+	if (in_nmi())
+		return;
+	local_irq_save(flags);
+	if (READ_ONCE(*ptr) != val)
+		goto out;
+	if (arch_irqs_disabled_flags(flags))
+		halt();
+	else
+		safe_halt();
+out:
+	local_irq_restore(flags);
+}
+
+static void pvq_kvm_kick(int cpu)
+{
+	if (cpu_online(cpu))
+		kvm_hypercall2(KVM_HC_KICK_CPU, 0,
+			       per_cpu(x86_cpu_to_apicid, cpu));
+}
+
+static const struct pvq_pv_ops pvq_pv_ipi = {
+	.name = "ipi", .wait = pvq_ipi_wait, .kick = pvq_ipi_kick,
+};
+
+static const struct pvq_pv_ops pvq_pv_none = {
+	.name = "none", .wait = pvq_none_wait, .kick = pvq_none_kick,
+};
+
+static const struct pvq_pv_ops pvq_pv_kvm = {
+	.name = "kvm", .wait = pvq_kvm_wait, .kick = pvq_kvm_kick,
+};
+
+const struct pvq_pv_ops *pvq_pv = &pvq_pv_ipi;
+
+/*
+ * KVM_FEATURE_PV_UNHALT, found through CPUID: kvm_para_has_feature() is not
+ * usable from a module in 6.1 (its helper is not exported).  The KVM leaves
+ * may sit at any 0x100 step of the hypervisor range.
+ */
+static bool pvq_kvm_has_pv_unhalt(void)
+{
+	unsigned int base, eax, sig[3];
+
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR) || !kvm_para_available())
+		return false;
+	for (base = KVM_CPUID_SIGNATURE; base < 0x40010000; base += 0x100) {
+		cpuid(base, &eax, &sig[0], &sig[1], &sig[2]);
+		if (!memcmp(sig, "KVMKVMKVM\0\0\0", 12))
+			return cpuid_eax(base + 1) & BIT(KVM_FEATURE_PV_UNHALT);
+	}
+	return false;
+}
+
+int pvq_pv_select(const char *name)
+{
+	bool kvm = pvq_kvm_has_pv_unhalt();
+
+	if (!strcmp(name, "auto"))
+		pvq_pv = kvm ? &pvq_pv_kvm : &pvq_pv_ipi;
+	else if (!strcmp(name, "ipi"))
+		pvq_pv = &pvq_pv_ipi;
+	else if (!strcmp(name, "none"))
+		pvq_pv = &pvq_pv_none;
+	else if (!strcmp(name, "kvm"))
+		pvq_pv = kvm ? &pvq_pv_kvm : NULL;
+	else
+		return -EINVAL;
+	if (!pvq_pv) {
+		pvq_pv = &pvq_pv_ipi;
+		return -ENODEV;
+	}
+	return 0;
+}

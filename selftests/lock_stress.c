@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Threaded stress test of every lock type, under overcommit.
+ *
+ * N threads, each registered as its own CPU and all pinned to at most two
+ * real CPUs (more runnable spinners than cores, as with overcommitted
+ * vCPUs), take the lock in a loop.  Inside the critical section they check
+ * and claim a "holder" field and do a deliberately non-atomic
+ * read-modify-write of a counter, with some work in between.  A type passes
+ * if nobody ever saw another holder, no counter update was lost, and the
+ * lock ends up free.  Fairness (Jain's index, per-thread min/max) and the
+ * wait latency (p50/p99/max) are reported, not asserted: they depend on the
+ * machine's load.
+ *
+ * Built with -DPVQ_STRESS_BREAK=1 (only by "make break-check"), the tas
+ * type is replaced by a lock that sometimes skips acquiring, and this
+ * program must fail.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+#include <asm/processor.h>
+
+#include "ticket.h"
+#include "tas.h"
+#ifdef PVQ_QUEUE_SPINLOCK
+#include "qspinlock.h"
+#endif
+#include "lock_stats.h"
+#include "torture_stats.h"
+
+#include "kselftest.h"
+
+#ifdef __SANITIZE_THREAD__
+/*
+ * TSan slows everything ~10x, and what it needs is hand-offs, not volume:
+ * at 4-to-1 overcommit the FIFO locks manage a few dozen in a run, at
+ * 2-to-1 they manage hundreds, many of them through the MCS queue.
+ */
+#define DEFAULT_DURATION_MS	500
+#define DEFAULT_THREADS		4
+
+/* A race report is a failure: stop at the first one (exit status 66). */
+const char *__tsan_default_options(void)
+{
+	return "halt_on_error=1";
+}
+#else
+#define DEFAULT_DURATION_MS	1000
+#define DEFAULT_THREADS		8
+#endif
+#define DEFAULT_PIN_CPUS	2
+/* How long after the end of the run threads may take to stop. */
+#define WATCHDOG_MS		20000
+
+struct stress_type {
+	const char *name;
+	void (*init)(void *lock);
+	void (*lock)(void *lock);
+	void (*unlock)(void *lock);
+	bool (*is_locked)(void *lock);
+};
+
+static void ticket_init(void *l) { pvq_ticket_init(l); }
+static void ticket_lock(void *l) { pvq_ticket_lock(l); }
+static void ticket_unlock(void *l) { pvq_ticket_unlock(l); }
+static bool ticket_is_locked(void *l) { return pvq_ticket_is_locked(l); }
+
+static void tas_init(void *l) { pvq_tas_init(l); }
+static void tas_lock(void *l) { pvq_tas_lock(l); }
+static void tas_unlock(void *l) { pvq_tas_unlock(l); }
+static bool tas_is_locked(void *l) { return pvq_tas_is_locked(l); }
+
+#ifdef PVQ_QUEUE_SPINLOCK
+static void qspin_init(void *l) { pvq_qspin_init(l); }
+static void qspin_lock(void *l) { pvq_qspin_lock(l); }
+static void qspin_unlock(void *l) { pvq_qspin_unlock(l); }
+static bool qspin_is_locked(void *l) { return pvq_qspin_is_locked(l); }
+#endif
+
+#if PVQ_STRESS_BREAK
+/*
+ * Deliberately broken: every 16th acquisition of each thread "succeeds"
+ * without taking the lock (and its unlock does nothing).
+ */
+#define BREAK_EVERY	16
+static __thread unsigned int broken_calls;
+static __thread bool broken_skipped;
+
+static void broken_lock(void *l)
+{
+	if (++broken_calls % BREAK_EVERY == 0) {
+		broken_skipped = true;
+		return;
+	}
+	tas_lock(l);
+}
+
+static void broken_unlock(void *l)
+{
+	if (broken_skipped)
+		broken_skipped = false;
+	else
+		tas_unlock(l);
+}
+#endif
+
+static const struct stress_type types[] = {
+	{ "ticket", ticket_init, ticket_lock, ticket_unlock, ticket_is_locked },
+#if PVQ_STRESS_BREAK
+	{ "tas", tas_init, broken_lock, broken_unlock, tas_is_locked },
+#else
+	{ "tas", tas_init, tas_lock, tas_unlock, tas_is_locked },
+#endif
+#ifdef PVQ_QUEUE_SPINLOCK
+	{ "qspinlock", qspin_init, qspin_lock, qspin_unlock, qspin_is_locked },
+#endif
+};
+
+/* The lock under test, and on another cache line, what it protects. */
+static union {
+	struct pvq_ticketlock ticket;
+	struct pvq_taslock tas;
+#ifdef PVQ_QUEUE_SPINLOCK
+	struct pvq_qspinlock qspin;
+#endif
+} stress_lock __aligned(SHIM_CACHELINE);
+
+static struct {
+	/*
+	 * CPU in the critical section, or -1.  Atomic, so the check itself
+	 * stays well defined when exclusion is broken.
+	 */
+	int holder;
+	/* Plain: a broken lock shows up as lost updates. */
+	unsigned long counter;
+} shared __aligned(SHIM_CACHELINE);
+
+struct worker {
+	pthread_t tid;
+	int cpu;
+	u64 acquisitions;
+	u64 violations;
+	struct pvq_wait_hist hist;
+} __aligned(SHIM_CACHELINE);
+
+static struct {
+	const struct stress_type *type;
+	unsigned int threads;
+	unsigned int duration_ms;
+	u64 iterations;			/* per thread; 0: run for duration_ms */
+	unsigned int pin_cpus;		/* 0: do not pin */
+	cpu_set_t pin_set;
+	bool pinned;
+} cfg = {
+	.threads = DEFAULT_THREADS,
+	.duration_ms = DEFAULT_DURATION_MS,
+	.pin_cpus = DEFAULT_PIN_CPUS,
+};
+
+static pthread_barrier_t start_barrier;
+static int stop;
+static unsigned int finished;
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* A few hundred cycles that the compiler cannot drop or merge. */
+static void spin_work(unsigned int loops)
+{
+	while (loops--)
+		cpu_relax();
+}
+
+static void critical_section(struct worker *w)
+{
+	unsigned long c;
+
+	if (READ_ONCE(shared.holder) != -1)
+		w->violations++;
+	WRITE_ONCE(shared.holder, w->cpu);
+	c = shared.counter;
+	spin_work(8);
+	shared.counter = c + 1;
+	if (READ_ONCE(shared.holder) != w->cpu)
+		w->violations++;
+	WRITE_ONCE(shared.holder, -1);
+}
+
+static void *worker_fn(void *arg)
+{
+	const struct stress_type *type = cfg.type;
+	struct worker *w = arg;
+	unsigned int seed = w->cpu * 2654435761u + 1;
+
+	shim_register_cpu(w->cpu);
+	if (w->cpu == 0)
+		type->init(&stress_lock);
+	pthread_barrier_wait(&start_barrier);
+	while (cfg.iterations ? w->acquisitions < cfg.iterations :
+				!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		u64 t0 = now_ns();
+
+		type->lock(&stress_lock);
+		pvq_hist_record(&w->hist, now_ns() - t0);
+		critical_section(w);
+		type->unlock(&stress_lock);
+		w->acquisitions++;
+		/* Vary the gap between acquisitions: 0..31 pauses. */
+		seed = seed * 1103515245 + 12345;
+		spin_work(seed >> 27);
+	}
+	shim_unregister_cpu();
+	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Use the first cfg.pin_cpus CPUs we may run on. */
+static void setup_pinning(void)
+{
+	cpu_set_t allowed;
+	unsigned int cpu, n = 0;
+
+	if (!cfg.pin_cpus || sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		ksft_print_msg("not pinning threads\n");
+		return;
+	}
+	CPU_ZERO(&cfg.pin_set);
+	for (cpu = 0; cpu < CPU_SETSIZE && n < cfg.pin_cpus; cpu++) {
+		if (CPU_ISSET(cpu, &allowed)) {
+			CPU_SET(cpu, &cfg.pin_set);
+			n++;
+		}
+	}
+	cfg.pinned = true;
+	ksft_print_msg("%u threads pinned to %u cpu(s): %u-to-1 overcommit\n",
+		       cfg.threads, n, (cfg.threads + n - 1) / n);
+}
+
+static void pin(struct worker *w)
+{
+	int err;
+
+	if (!cfg.pinned)
+		return;
+	err = pthread_setaffinity_np(w->tid, sizeof(cfg.pin_set), &cfg.pin_set);
+	if (err)
+		ksft_print_msg("cpu %d: pthread_setaffinity_np: %s\n", w->cpu,
+			       strerror(err));
+}
+
+/* Wait for every worker to leave its loop; false if some never do. */
+static bool wait_finished(unsigned int limit_ms)
+{
+	u64 end = now_ns() + limit_ms * 1000000ull;
+
+	while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < cfg.threads) {
+		if (now_ns() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+static void print_lock_events(void)
+{
+#ifdef PVQ_LOCK_STATS
+	char line[256];
+	int len = 0, ev;
+
+	for (ev = 0; ev < PVQ_NR_LOCK_EVENTS; ev++)
+		len += snprintf(line + len, sizeof(line) - len, " %s=%lu",
+				pvq_lock_event_names[ev],
+				pvq_lock_event_sum(ev));
+	ksft_print_msg("%s events:%s\n", cfg.type->name, line);
+#endif
+}
+
+/* Run one type; true if it kept mutual exclusion. */
+static bool run_type(const struct stress_type *type, struct worker *workers)
+{
+	struct pvq_wait_hist *all = calloc(1, sizeof(*all));
+	u64 counts[SHIM_NR_CPUS], total = 0, min_acq = ~0ull, max_acq = 0;
+	u64 violations = 0, t_start, elapsed_ms;
+	unsigned long warnings = shim_warnings;
+	unsigned int i, jain;
+	bool locked, ok;
+
+	if (!all)
+		ksft_exit_fail_msg("out of memory\n");
+	cfg.type = type;
+	shared.holder = -1;
+	shared.counter = 0;
+	stop = 0;
+	finished = 0;
+	pvq_lock_events_reset();
+	memset(workers, 0, cfg.threads * sizeof(*workers));
+	pthread_barrier_init(&start_barrier, NULL, cfg.threads + 1);
+
+	for (i = 0; i < cfg.threads; i++) {
+		workers[i].cpu = i;
+		if (pthread_create(&workers[i].tid, NULL, worker_fn, &workers[i]))
+			ksft_exit_fail_msg("pthread_create failed\n");
+		pin(&workers[i]);
+	}
+	pthread_barrier_wait(&start_barrier);
+	t_start = now_ns();
+	if (!cfg.iterations) {
+		usleep(cfg.duration_ms * 1000);
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	}
+	if (!wait_finished(WATCHDOG_MS + (cfg.iterations ? 60000 : 0))) {
+		/* The workers are stuck on the lock: report, do not hang. */
+		ksft_test_result_fail("%s: %u of %u threads stuck\n", type->name,
+				      cfg.threads -
+				      __atomic_load_n(&finished, __ATOMIC_ACQUIRE),
+				      cfg.threads);
+		ksft_exit_fail();
+	}
+	elapsed_ms = (now_ns() - t_start) / 1000000;
+	for (i = 0; i < cfg.threads; i++)
+		pthread_join(workers[i].tid, NULL);
+	pthread_barrier_destroy(&start_barrier);
+
+	for (i = 0; i < cfg.threads; i++) {
+		struct worker *w = &workers[i];
+
+		counts[i] = w->acquisitions;
+		total += w->acquisitions;
+		violations += w->violations;
+		min_acq = w->acquisitions < min_acq ? w->acquisitions : min_acq;
+		max_acq = w->acquisitions > max_acq ? w->acquisitions : max_acq;
+		pvq_hist_merge(all, &w->hist);
+	}
+	shim_register_cpu(0);
+	locked = type->is_locked(&stress_lock);
+	shim_unregister_cpu();
+
+	jain = pvq_jain_milli(counts, cfg.threads);
+	ksft_print_msg("%s: %llu acquisitions in %llu ms (%llu/ms)\n",
+		       type->name, total, elapsed_ms,
+		       elapsed_ms ? total / elapsed_ms : total);
+	ksft_print_msg("%s: per thread min %llu max %llu, Jain %u.%03u\n",
+		       type->name, min_acq, max_acq, jain / 1000, jain % 1000);
+	ksft_print_msg("%s: wait ns p50 %llu p99 %llu max %llu\n", type->name,
+		       pvq_hist_percentile(all, 500),
+		       pvq_hist_percentile(all, 990), all->max);
+	warnings = shim_warnings - warnings;
+	ksft_print_msg("%s: exclusion violations %llu, lost updates %lld\n",
+		       type->name, violations,
+		       (long long)(total - shared.counter));
+	ksft_print_msg("%s: lock %s at the end, %lu LOCK_DEBUG warnings\n",
+		       type->name, locked ? "HELD" : "free", warnings);
+	if (!strcmp(type->name, "qspinlock"))
+		print_lock_events();
+	free(all);
+
+	ok = !violations && shared.counter == total && !locked && !warnings &&
+	     total;
+	ksft_test_result(ok, "%s: mutual exclusion, no lost updates\n",
+			 type->name);
+	return ok;
+}
+
+static void print_usage(const char *prog)
+{
+	unsigned int i;
+
+	fprintf(stderr,
+		"usage: %s [-t threads] [-d ms | -n iterations] [-c cpus] [-T type]\n"
+		"  -t  threads, each its own CPU (default %d, max %d)\n"
+		"  -d  run each type for this many ms (default %d)\n"
+		"  -n  instead, this many acquisitions per thread\n"
+		"  -c  pin all threads to this many cpus, 0: no pinning (default %d)\n"
+		"  -T  only this type:", prog, DEFAULT_THREADS, SHIM_NR_CPUS,
+		DEFAULT_DURATION_MS, DEFAULT_PIN_CPUS);
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		fprintf(stderr, " %s", types[i].name);
+	fputc('\n', stderr);
+	exit(KSFT_FAIL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	struct worker *workers;
+	unsigned int i, planned = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "t:d:n:c:T:h")) != -1) {
+		switch (opt) {
+		case 't':
+			cfg.threads = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			cfg.duration_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			cfg.iterations = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			cfg.pin_cpus = strtoul(optarg, NULL, 0);
+			break;
+		case 'T':
+			only = optarg;
+			break;
+		default:
+			print_usage(argv[0]);
+		}
+	}
+	if (!cfg.threads || cfg.threads > SHIM_NR_CPUS)
+		print_usage(argv[0]);
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		planned += !only || !strcmp(only, types[i].name);
+	if (!planned)
+		print_usage(argv[0]);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	ksft_set_plan(planned);
+#if PVQ_STRESS_BREAK
+	ksft_print_msg("PVQ_STRESS_BREAK: tas is broken on purpose, this run must FAIL\n");
+#endif
+	setup_pinning();
+	workers = aligned_alloc(SHIM_CACHELINE,
+				cfg.threads * sizeof(struct worker));
+	if (!workers)
+		ksft_exit_fail_msg("out of memory\n");
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (!only || !strcmp(only, types[i].name))
+			run_type(&types[i], workers);
+	free(workers);
+	ksft_finished();
+	return KSFT_FAIL;
+}

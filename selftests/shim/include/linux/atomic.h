@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * atomic_t and the few atomic operations the lock sources use, with the
+ * kernel's ordering semantics: a failed cmpxchg orders nothing, and the
+ * _acquire/_relaxed suffixes mean what they say.
+ */
+#ifndef _SHIM_LINUX_ATOMIC_H
+#define _SHIM_LINUX_ATOMIC_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+#include <asm/barrier.h>
+
+#include "../../shim.h"
+
+#define ATOMIC_INIT(i)	{ (i) }
+
+/*
+ * Every lock, trylock and init of every lock type starts with an atomic_t
+ * operation: checking here makes lock code on a thread that is not a CPU
+ * abort at once, not only when it happens to reach the slow path.
+ */
+#define shim_on_cpu()	((void)shim_cpu())
+
+static __always_inline int atomic_read(const atomic_t *v)
+{
+	shim_on_cpu();
+	return READ_ONCE(v->counter);
+}
+
+static __always_inline void atomic_set(atomic_t *v, int i)
+{
+	shim_on_cpu();
+	WRITE_ONCE(v->counter, i);
+}
+
+static __always_inline void atomic_set_release(atomic_t *v, int i)
+{
+	shim_on_cpu();
+	smp_store_release(&v->counter, i);
+}
+
+static __always_inline bool
+atomic_try_cmpxchg_acquire(atomic_t *v, int *old, int new)
+{
+	shim_on_cpu();
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static __always_inline bool
+atomic_try_cmpxchg_relaxed(atomic_t *v, int *old, int new)
+{
+	shim_on_cpu();
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static __always_inline int atomic_fetch_or_acquire(int i, atomic_t *v)
+{
+	shim_on_cpu();
+	return __atomic_fetch_or(&v->counter, i, __ATOMIC_ACQUIRE);
+}
+
+static __always_inline int atomic_fetch_add_acquire(int i, atomic_t *v)
+{
+	shim_on_cpu();
+	return __atomic_fetch_add(&v->counter, i, __ATOMIC_ACQUIRE);
+}
+
+#define atomic_cond_read_relaxed(v, c)	smp_cond_load_relaxed(&(v)->counter, (c))
+#define atomic_cond_read_acquire(v, c)	smp_cond_load_acquire(&(v)->counter, (c))
+
+/*
+ * Any naturally aligned scalar, as in the kernel: the tail is a u16.  Under
+ * TSan it is acq_rel, for the smp_wmb() before the tail exchange and the
+ * address dependency on the old tail after it (see <linux/compiler.h>).
+ */
+#ifndef __SANITIZE_THREAD__
+#define xchg_relaxed(ptr, x)	__atomic_exchange_n((ptr), (x), __ATOMIC_RELAXED)
+#else
+#define xchg_relaxed(ptr, x)	__atomic_exchange_n((ptr), (x), __ATOMIC_ACQ_REL)
+#endif
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Userspace shim: per-CPU areas and CPU registration.  See shim.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+
+#include "shim.h"
+
+__thread int shim_this_cpu = -1;
+uintptr_t shim_percpu_offset[SHIM_NR_CPUS];
+unsigned long shim_warnings;
+
+/* Which CPUs have a thread; two threads on one CPU would share its nodes. */
+static int shim_cpu_taken[SHIM_NR_CPUS];
+
+/*
+ * Like the kernel's cpu_number.  It also makes sure the section exists, so
+ * that the linker defines __start/__stop_shim_percpu in every program.
+ */
+DEFINE_PER_CPU(int, shim_cpu_number);
+
+extern char __start_shim_percpu[], __stop_shim_percpu[];
+
+void shim_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("shim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void shim_warn(const char *file, int line, const char *func)
+{
+	fflush(stdout);
+	fprintf(stderr, "shim: WARNING: CPU: %d at %s:%d %s()\n",
+		shim_this_cpu, file, line, func);
+}
+
+void shim_no_cpu(void)
+{
+	shim_die("lock or per-CPU code on a thread that is not a CPU: %s",
+		 "call shim_register_cpu() first");
+}
+
+/*
+ * Before main() and before any test forks: every child process inherits
+ * the areas.  Each copy starts as the section's initial image, as in the
+ * kernel, and copies are whole cache lines apart so that CPUs never share
+ * a line through their per-CPU data.
+ */
+static void __attribute__((constructor(101))) shim_percpu_setup(void)
+{
+	size_t size = __stop_shim_percpu - __start_shim_percpu;
+	size_t stride = (size + SHIM_CACHELINE - 1) & ~(size_t)(SHIM_CACHELINE - 1);
+	char *area;
+	int cpu;
+
+	area = aligned_alloc(SHIM_CACHELINE, stride * SHIM_NR_CPUS);
+	if (!area)
+		shim_die("cannot allocate %zu bytes of per-CPU data",
+			 stride * SHIM_NR_CPUS);
+	for_each_possible_cpu(cpu) {
+		memcpy(area + cpu * stride, __start_shim_percpu, size);
+		shim_percpu_offset[cpu] = (uintptr_t)(area + cpu * stride) -
+					  (uintptr_t)__start_shim_percpu;
+		per_cpu(shim_cpu_number, cpu) = cpu;
+	}
+}
+
+void shim_register_cpu(int cpu)
+{
+	if ((unsigned int)cpu >= SHIM_NR_CPUS)
+		shim_die("%s(%d): CPUs are 0..%d", __func__, cpu,
+			 SHIM_NR_CPUS - 1);
+	if (shim_this_cpu >= 0)
+		shim_die("%s(%d): this thread already is CPU %d", __func__,
+			 cpu, shim_this_cpu);
+	/*
+	 * Acquire, paired with the release in shim_unregister_cpu(): a thread
+	 * taking over a CPU sees everything the previous one left in its
+	 * per-CPU data, as a migrated task would.
+	 */
+	if (__atomic_exchange_n(&shim_cpu_taken[cpu], 1, __ATOMIC_ACQUIRE))
+		shim_die("%s(%d): another thread is CPU %d", __func__, cpu,
+			 cpu);
+	shim_this_cpu = cpu;
+	if (per_cpu(shim_cpu_number, cpu) != cpu)
+		shim_die("per-CPU area of CPU %d is corrupt", cpu);
+}
+
+void shim_unregister_cpu(void)
+{
+	int cpu = shim_cpu();
+
+	shim_this_cpu = -1;
+	__atomic_store_n(&shim_cpu_taken[cpu], 0, __ATOMIC_RELEASE);
+}
