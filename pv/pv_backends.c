@@ -90,6 +90,7 @@ static const struct pvq_pv_ops pvq_pv_kvm = {
 };
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_ipi;
+int pvq_spin_threshold = PVQ_SPIN_THRESHOLD_DEFAULT;
 
 /*
  * KVM_FEATURE_PV_UNHALT, found through CPUID: kvm_para_has_feature() is not

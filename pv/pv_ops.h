@@ -24,6 +24,13 @@ struct pvq_pv_ops {
 	void (*kick)(int cpu);
 };
 
+/*
+ * Spin loops before a PV waiter halts (both PV locks).  The default is the
+ * 2013 series' SPIN_THRESHOLD; the module parameter spin_threshold sets it.
+ */
+#define PVQ_SPIN_THRESHOLD_DEFAULT	(1 << 15)
+extern int pvq_spin_threshold;
+
 /* The backend in use; set once at load, before any PV lock is used. */
 extern const struct pvq_pv_ops *pvq_pv;
 

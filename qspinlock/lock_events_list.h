@@ -11,3 +11,19 @@ PVQ_LOCK_EVENT(node_idx2)	/* queued with MCS node 2 (first nested context) */
 PVQ_LOCK_EVENT(node_idx3)	/* queued with MCS node 3 */
 PVQ_LOCK_EVENT(node_idx4)	/* queued with MCS node 4 (fourth nesting) */
 PVQ_LOCK_EVENT(nest_overflow)	/* a fifth nesting level spun on trylock instead */
+/* Paravirtual queued spinlock (PARAVIRT_SPINLOCKS=y) */
+PVQ_LOCK_EVENT(lock_stealing)	/* PV slow path entry took a free lock past the queue */
+PVQ_LOCK_EVENT(wait_node)	/* a queued waiter halted */
+PVQ_LOCK_EVENT(wait_early)	/* ... early, because its predecessor was halted */
+PVQ_LOCK_EVENT(wait_head)	/* the queue head halted for the first time */
+PVQ_LOCK_EVENT(wait_again)	/* the queue head halted again in one acquisition */
+PVQ_LOCK_EVENT(kick_unlock)	/* unlock found the slow value and kicked the head */
+PVQ_LOCK_EVENT(kick_wake)	/* a halted waiter woke to find what it waited for */
+PVQ_LOCK_EVENT(spurious)	/* a halted waiter woke with nothing changed */
+PVQ_LOCK_EVENT(hash_hops)	/* extra hash-table slots probed past the first */
+PVQ_LOCK_EVENT(kick_latency_ns)	/* total ns from kick to the kicked CPU running */
+/* Paravirtual ticket lock (PARAVIRT_SPINLOCKS=y) */
+PVQ_LOCK_EVENT(taken_slow)	/* pvticket acquisitions that halted at least once */
+PVQ_LOCK_EVENT(released_slow)	/* pvticket unlocks that saw the slowpath flag */
+PVQ_LOCK_EVENT(released_slow_kicked) /* ... and kicked the next ticket's CPU */
+PVQ_LOCK_EVENT(time_blocked_ns)	/* total ns pvticket waiters spent halted */

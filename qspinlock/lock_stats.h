@@ -10,6 +10,7 @@
 #define PVQ_LOCK_STATS_H
 
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <linux/types.h>
 
 enum pvq_lock_event {
@@ -50,6 +51,16 @@ static inline void pvq_lock_events_reset(void)
 }
 
 #endif /* PVQ_LOCK_STATS */
+
+/* A timestamp for time-valued counters; 0 (and free) without LOCK_STATS. */
+static __always_inline u64 pvq_stat_clock(void)
+{
+#ifdef PVQ_LOCK_STATS
+	return local_clock();
+#else
+	return 0;
+#endif
+}
 
 #define pvq_stat_inc(ev)	pvq_stat_add(PVQ_EV_##ev, 1)
 

@@ -4,8 +4,9 @@
  *
  * The algorithms (qspinlock.c, lock_stats.c, the headers) know nothing about
  * modules; this file exports their out-of-line entry points, reports the
- * build configuration at load, and exposes the lock event counters in
- * debugfs (/sys/kernel/debug/pvq_locks/).
+ * build configuration at load, takes the PV parameters (pv_backend,
+ * spin_threshold), and exposes the lock event counters in debugfs
+ * (/sys/kernel/debug/pvq_locks/).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,13 +14,101 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 
 #include "qspinlock.h"
 #include "lock_stats.h"
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+#include "pv_ops.h"
+#include "pvticket.h"
+#endif
+#if defined(PVQ_PARAVIRT_SPINLOCKS) && defined(PVQ_QUEUE_SPINLOCK)
+#define PVQ_PV_QSPINLOCK
+#include "pvqspinlock.h"
+#endif
 
 #ifdef PVQ_QUEUE_SPINLOCK
 EXPORT_SYMBOL_GPL(pvq_qspin_lock_slowpath);
+#endif
+#ifdef PVQ_PV_QSPINLOCK
+EXPORT_SYMBOL_GPL(pvq_pvqspin_lock_slowpath);
+EXPORT_SYMBOL_GPL(pvq_pvqspin_unlock_slowpath);
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+EXPORT_SYMBOL_GPL(pvq_pvticket_lock_slowpath);
+EXPORT_SYMBOL_GPL(pvq_pvticket_unlock_slowpath);
+
+static char *pv_backend = "auto";
+module_param(pv_backend, charp, 0444);
+MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, none");
+
+#define PVQ_SPIN_THRESHOLD_MAX	(1 << 30)
+
+/* Writable at run time, so one boot can compare several thresholds. */
+static int pvq_spin_threshold_set(const char *val, const struct kernel_param *kp)
+{
+	int n;
+
+	if (kstrtoint(val, 0, &n) || n < 1 || n > PVQ_SPIN_THRESHOLD_MAX) {
+		pr_err("spin_threshold=%s out of range [1..%d]\n", val,
+		       PVQ_SPIN_THRESHOLD_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(pvq_spin_threshold, n);
+	return 0;
+}
+
+static const struct kernel_param_ops pvq_spin_threshold_ops = {
+	.set = pvq_spin_threshold_set,
+	.get = param_get_int,
+};
+module_param_cb(spin_threshold, &pvq_spin_threshold_ops, &pvq_spin_threshold,
+		0644);
+MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV waiter halts (1..2^30, default 32768)");
+
+static int pvq_pv_init(void)
+{
+	int err = pvq_pv_select(pv_backend);
+
+	if (err == -EINVAL)
+		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi none\n",
+		       pv_backend);
+	else if (err == -ENODEV)
+		pr_err("pv_backend=%s unavailable: the hypervisor does not offer KVM PV unhalt\n",
+		       pv_backend);
+	if (err)
+		return err;
+	pr_info("pv backend %s, spin_threshold %d\n", pvq_pv->name,
+		pvq_spin_threshold);
+	return 0;
+}
+#else
+static int pvq_pv_init(void)
+{
+	return 0;
+}
+#endif
+
+#ifdef PVQ_PV_QSPINLOCK
+static int pvq_hash_init(void)
+{
+	return pvq_pv_hash_init();
+}
+
+static void pvq_hash_exit(void)
+{
+	pvq_pv_hash_exit();
+}
+#else
+static int pvq_hash_init(void)
+{
+	return 0;
+}
+
+static void pvq_hash_exit(void)
+{
+}
 #endif
 
 #ifdef PVQ_LOCK_STATS
@@ -31,6 +120,9 @@ EXPORT_SYMBOL_GPL(pvq_lock_event_names);
 static const char pvq_build_options[] =
 #ifdef PVQ_QUEUE_SPINLOCK
 	" QUEUE_SPINLOCK"
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	" PARAVIRT_SPINLOCKS"
 #endif
 #ifdef PVQ_LOCK_STATS
 	" LOCK_STATS"
@@ -103,8 +195,16 @@ static void pvq_debugfs_exit(void)
 
 static int __init pvq_locks_init(void)
 {
+	int err;
+
 	pr_info("loaded, options:%s\n",
 		pvq_build_options[0] ? pvq_build_options : " (baselines only)");
+	err = pvq_pv_init();
+	if (err)
+		return err;
+	err = pvq_hash_init();
+	if (err)
+		return err;
 	pvq_debugfs_init();
 	return 0;
 }
@@ -112,6 +212,7 @@ static int __init pvq_locks_init(void)
 static void __exit pvq_locks_exit(void)
 {
 	pvq_debugfs_exit();
+	pvq_hash_exit();
 }
 
 module_init(pvq_locks_init);

@@ -11,6 +11,11 @@
  * Each CPU owns PVQ_MAX_NODES nodes, one per context that can nest a lock
  * acquisition (task, softirq, hardirq, NMI).  Node 0 also counts how many
  * are in use.  See Documentation/qspinlock.rst.
+ *
+ * The paravirtual qspinlock shares this skeleton: pvq_slowpath() takes a
+ * compile-time constant @pv, and its PV instance calls the hooks of
+ * pv/pvqspinlock.c (halt instead of spinning forever, kick on hand-over)
+ * where the native instance spins.  See Documentation/pv.rst.
  */
 #include <linux/atomic.h>
 #include <linux/bug.h>
@@ -23,6 +28,10 @@
 #include "qspinlock.h"
 #include "qspinlock_internal.h"
 #include "lock_stats.h"
+#include "pvqspinlock_hooks.h"
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+#include "pvqspinlock.h"
+#endif
 
 /*
  * How long a contender waits for a pending -> locked hand-over that is
@@ -134,7 +143,7 @@ queue:
 static __always_inline void pvq_head_acquire(struct pvq_qspinlock *lock,
 					     struct pvq_mcs_node *node,
 					     struct pvq_mcs_node *next,
-					     u32 tail, int val)
+					     u32 tail, int val, const bool pv)
 {
 	/*
 	 * Relaxed: the acquire read that observed the lock free already
@@ -145,7 +154,8 @@ static __always_inline void pvq_head_acquire(struct pvq_qspinlock *lock,
 		return;
 
 	/* Somebody queued behind us (or is about to link in). */
-	pvq_set_locked(lock);
+	if (!pv)
+		pvq_set_locked(lock);	/* PV: the head wait already did */
 	if (!next)
 		next = smp_cond_load_relaxed(&node->next, VAL);
 
@@ -155,10 +165,13 @@ static __always_inline void pvq_head_acquire(struct pvq_qspinlock *lock,
 	 * see the lock free and take it too.
 	 */
 	smp_store_release(&next->locked, 1);
+	if (pv)
+		pvq_pv_kick_node(lock, next);
 }
 
-static void pvq_queue_acquire(struct pvq_qspinlock *lock,
-			      struct pvq_mcs_node *node, u32 tail)
+static __always_inline void pvq_queue_acquire(struct pvq_qspinlock *lock,
+					      struct pvq_mcs_node *node,
+					      u32 tail, const bool pv)
 {
 	struct pvq_mcs_node *prev, *next = NULL;
 	u32 old;
@@ -166,9 +179,14 @@ static void pvq_queue_acquire(struct pvq_qspinlock *lock,
 
 	node->locked = 0;
 	node->next = NULL;
+	if (pv)
+		pvq_pv_init_node(node);
 
-	/* The node was probably cold: the lock may have come free meanwhile. */
-	if (pvq_qspin_trylock(lock))
+	/*
+	 * The node was probably cold: the lock may have come free meanwhile.
+	 * PV: this is the one steal attempt of the PV slow path.
+	 */
+	if (pv ? pvq_pv_trylock_steal(lock) : pvq_qspin_trylock(lock))
 		return;
 
 	/*
@@ -182,7 +200,12 @@ static void pvq_queue_acquire(struct pvq_qspinlock *lock,
 		prev = pvq_decode_tail(old);
 		WRITE_ONCE(prev->next, node);
 
-		/* Acquire: pairs with the release that hands us the head. */
+		if (pv)
+			pvq_pv_wait_node(node, prev);
+		/*
+		 * Acquire: pairs with the release that hands us the head.
+		 * (PV: returns at once, ->locked is already set.)
+		 */
 		smp_cond_load_acquire(&node->locked, VAL);
 
 		/* Warm up the successor's node while we wait for the lock. */
@@ -191,13 +214,16 @@ static void pvq_queue_acquire(struct pvq_qspinlock *lock,
 			prefetchw(next);
 	}
 
-	/* Acquire: pairs with the owner's release in pvq_qspin_unlock(). */
-	val = atomic_cond_read_acquire(&lock->val,
-				       !(VAL & PVQ_LOCKED_PENDING_MASK));
-	pvq_head_acquire(lock, node, next, tail, val);
+	if (pv)		/* returns with the lock taken (acquire) */
+		val = pvq_pv_wait_head_or_lock(lock, node);
+	else		/* Acquire: pairs with the owner's unlock release. */
+		val = atomic_cond_read_acquire(&lock->val,
+					       !(VAL & PVQ_LOCKED_PENDING_MASK));
+	pvq_head_acquire(lock, node, next, tail, val, pv);
 }
 
-void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
+					 u32 val, const bool pv)
 {
 	struct pvq_mcs_node *node;
 	int idx;
@@ -223,7 +249,12 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 		return;
 	}
 
-	if (pvq_pending_acquire(lock, &val))
+	/*
+	 * PV: no pending waiter.  A pending waiter spins on the lock word
+	 * with no way to halt, and the PV queue head uses the pending bit
+	 * itself, to block stealing while it spins.
+	 */
+	if (!pv && pvq_pending_acquire(lock, &val))
 		return;
 
 	idx = node->count++;
@@ -235,8 +266,20 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 	 */
 	barrier();
 	pvq_queue_acquire(lock, node + idx,
-			  pvq_encode_tail(smp_processor_id(), idx));
+			  pvq_encode_tail(smp_processor_id(), idx), pv);
 
 	/* Only this CPU (and contexts nested on it) touches the count. */
 	__this_cpu_dec(pvq_mcs_nodes[0].count);
 }
+
+void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+{
+	pvq_slowpath(lock, val, false);
+}
+
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+{
+	pvq_slowpath(lock, val, true);
+}
+#endif

@@ -14,6 +14,13 @@
 #ifdef PVQ_QUEUE_SPINLOCK
 #include "qspinlock.h"
 #endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+#include "pvticket.h"
+#endif
+#if defined(PVQ_PARAVIRT_SPINLOCKS) && defined(PVQ_QUEUE_SPINLOCK)
+#define PVQ_PV_QSPINLOCK
+#include "pvqspinlock.h"
+#endif
 
 /* Storage for any lock type under test. */
 union torture_lock {
@@ -21,7 +28,10 @@ union torture_lock {
 	struct pvq_ticketlock ticket;
 	struct pvq_taslock tas;
 #ifdef PVQ_QUEUE_SPINLOCK
-	struct pvq_qspinlock qspin;
+	struct pvq_qspinlock qspin;	/* also the PV qspinlock */
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	struct pvq_pvticketlock pvticket;
 #endif
 };
 

@@ -98,6 +98,43 @@ static u32 qspin_torture_word(union torture_lock *l)
 }
 #endif
 
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+static void pvticket_torture_init(union torture_lock *l)
+{
+	pvq_pvticket_init(&l->pvticket);
+}
+
+static void pvticket_torture_lock(union torture_lock *l)
+{
+	pvq_pvticket_lock(&l->pvticket);
+}
+
+static void pvticket_torture_unlock(union torture_lock *l)
+{
+	pvq_pvticket_unlock(&l->pvticket);
+}
+
+static u32 pvticket_torture_word(union torture_lock *l)
+{
+	return atomic_read(&l->pvticket.tickets.val);
+}
+#endif
+
+#ifdef PVQ_PV_QSPINLOCK
+static void pvqspin_torture_lock(union torture_lock *l)
+{
+	pvq_pvqspin_lock(&l->qspin);
+}
+
+static void pvqspin_torture_unlock(union torture_lock *l)
+{
+	pvq_pvqspin_unlock(&l->qspin);
+}
+
+#define pvqspin_torture_init	qspin_torture_init
+#define pvqspin_torture_word	qspin_torture_word
+#endif
+
 #define TORTURE_OPS(type, prefix) {					\
 	.name = type,							\
 	.init = prefix##_torture_init,						\
@@ -110,8 +147,14 @@ static const struct torture_lock_ops torture_ops[] = {
 	TORTURE_OPS("spin_lock", spin),
 	TORTURE_OPS("ticket", ticket),
 	TORTURE_OPS("tas", tas),
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	TORTURE_OPS("pvticket", pvticket),
+#endif
 #ifdef PVQ_QUEUE_SPINLOCK
 	TORTURE_OPS("qspinlock", qspin),
+#endif
+#ifdef PVQ_PV_QSPINLOCK
+	TORTURE_OPS("pvqspinlock", pvqspin),
 #endif
 };
 

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Paravirtual queued spinlock: the PV hooks of the shared slow path, the
+ * lock -> queue-head hash table, and the unlock slow path.
+ *
+ * A queued waiter spins for pvq_spin_threshold loops on its MCS node, then
+ * halts; the CPU that hands it the queue head defers its kick to unlock time.
+ * The queue head spins (with the pending bit set, so nobody steals the lock
+ * from under it), then records lock -> node in the hash table, turns the
+ * locked byte into PVQ_SLOW_VAL and halts; the unlocker, whose cmpxchg
+ * 1 -> 0 fails on the slow value, finds the node in the hash, releases the
+ * lock and kicks the node's CPU.  Documentation/pv.rst walks through the
+ * races and how each is closed.
+ */
+#include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <asm/processor.h>
+
+#include "pvqspinlock.h"
+#include "pvqspinlock_hooks.h"
+#include "pv_ops.h"
+#include "lock_stats.h"
+
+/* How often a spinning queued waiter looks at its predecessor's state. */
+#define PVQ_PREV_CHECK_MASK	0xff
+
+struct pvq_hash_entry {
+	struct pvq_qspinlock *lock;
+	struct pvq_mcs_node *node;
+};
+
+/* Probing walks a cache line of entries before it touches the next one. */
+#define PVQ_HASH_ENTRIES_PER_LINE \
+	(SMP_CACHE_BYTES / sizeof(struct pvq_hash_entry))
+
+static struct pvq_hash_entry *pvq_hash_table;
+static unsigned int pvq_hash_bits;
+
+#ifdef PVQ_LOCK_STATS
+/* When each CPU was last kicked, for the kick-to-wake latency. */
+static DEFINE_PER_CPU(u64, pvq_kick_time);
+
+static void pvq_note_kick(int cpu)
+{
+	WRITE_ONCE(per_cpu(pvq_kick_time, cpu), pvq_stat_clock());
+}
+
+/* After a wait: a real wake-up (what we waited for happened) or spurious. */
+static void pvq_note_wake(bool woken)
+{
+	u64 kicked = xchg(this_cpu_ptr(&pvq_kick_time), 0);
+
+	if (!woken) {
+		pvq_stat_inc(spurious);
+		return;
+	}
+	pvq_stat_inc(kick_wake);
+	if (kicked)
+		pvq_stat_add(PVQ_EV_kick_latency_ns, pvq_stat_clock() - kicked);
+}
+#else
+static void pvq_note_kick(int cpu)
+{
+}
+
+static void pvq_note_wake(bool woken)
+{
+}
+#endif
+
+/*
+ * Every queue head hashes at most one lock, so at most nr_cpu_ids entries
+ * are ever in use: four times that many slots can never fill up, and keep
+ * probe sequences short.
+ */
+int pvq_pv_hash_init(void)
+{
+	unsigned long entries;
+
+	entries = roundup_pow_of_two(max_t(unsigned long, 4 * nr_cpu_ids,
+					   PVQ_HASH_ENTRIES_PER_LINE));
+	pvq_hash_bits = ilog2(entries);
+	pvq_hash_table = kvcalloc(entries, sizeof(*pvq_hash_table),
+				  GFP_KERNEL);
+	return pvq_hash_table ? 0 : -ENOMEM;
+}
+
+void pvq_pv_hash_exit(void)
+{
+	kvfree(pvq_hash_table);
+	pvq_hash_table = NULL;
+}
+
+/* First slot to probe for @lock: the start of its hashed cache line. */
+static unsigned long pvq_hash_first(struct pvq_qspinlock *lock)
+{
+	unsigned long slot = hash_ptr(lock, pvq_hash_bits);
+
+	return slot & ~(PVQ_HASH_ENTRIES_PER_LINE - 1);
+}
+
+/* Record lock -> node.  Fails only if the table is full, which cannot be. */
+static bool pvq_hash(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
+{
+	unsigned long mask = (1UL << pvq_hash_bits) - 1;
+	unsigned long slot = pvq_hash_first(lock), hops;
+	struct pvq_hash_entry *he;
+
+	for (hops = 0; hops <= mask; hops++, slot = (slot + 1) & mask) {
+		he = &pvq_hash_table[slot];
+		/* Relaxed: the caller orders the entry before the slow value. */
+		if (!cmpxchg_relaxed(&he->lock, NULL, lock)) {
+			WRITE_ONCE(he->node, node);
+			pvq_stat_add(PVQ_EV_hash_hops, hops);
+			return true;
+		}
+	}
+	/* The table has 4 slots per possible hashed lock: a bug elsewhere. */
+	WARN_ONCE(1, "pvqspinlock: hash table full\n");
+	return false;
+}
+
+static struct pvq_mcs_node *pvq_unhash(struct pvq_qspinlock *lock)
+{
+	unsigned long mask = (1UL << pvq_hash_bits) - 1;
+	unsigned long slot = pvq_hash_first(lock), hops;
+	struct pvq_hash_entry *he;
+	struct pvq_mcs_node *node;
+
+	for (hops = 0; hops <= mask; hops++, slot = (slot + 1) & mask) {
+		he = &pvq_hash_table[slot];
+		if (READ_ONCE(he->lock) == lock) {
+			node = READ_ONCE(he->node);
+			WRITE_ONCE(he->lock, NULL);
+			return node;
+		}
+	}
+	/* The slow value promised an entry: the lock word is corrupt. */
+	WARN_ONCE(1, "pvqspinlock %p: slow value but no hash entry\n", lock);
+	return NULL;
+}
+
+void pvq_pv_init_node(struct pvq_mcs_node *node)
+{
+	node->cpu = smp_processor_id();
+	node->state = PVQ_VCPU_RUNNING;
+}
+
+bool pvq_pv_trylock_steal(struct pvq_qspinlock *lock)
+{
+	u32 val = atomic_read(&lock->val);
+
+	/*
+	 * Acquire: on success the critical section follows.  A set pending
+	 * bit means the queue head is spinning for the lock: leave it alone.
+	 */
+	if (!(val & PVQ_LOCKED_PENDING_MASK) &&
+	    cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0) {
+		pvq_stat_inc(lock_stealing);
+		return true;
+	}
+	return false;
+}
+
+/* Every so often: is the predecessor halted?  Then we will wait long too. */
+static bool pvq_wait_early(struct pvq_mcs_node *prev, int loop)
+{
+	if (loop & PVQ_PREV_CHECK_MASK)
+		return false;
+	return READ_ONCE(prev->state) != PVQ_VCPU_RUNNING;
+}
+
+void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev)
+{
+	bool early;
+	int loop;
+
+	for (;;) {
+		early = false;
+		for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
+			if (READ_ONCE(node->locked))
+				return;
+			if (pvq_wait_early(prev, loop)) {
+				early = true;
+				break;
+			}
+			cpu_relax();
+		}
+
+		/*
+		 * Full barrier: our "halted" is visible before we re-check
+		 * ->locked, pairing with pvq_pv_kick_node(), which sets
+		 * ->locked before it reads our state.  One side always sees
+		 * the other: either we see ->locked, or it sees us halted and
+		 * arranges the kick.
+		 */
+		smp_store_mb(node->state, PVQ_VCPU_HALTED);
+		if (!READ_ONCE(node->locked)) {
+			pvq_stat_inc(wait_node);
+			if (early)
+				pvq_stat_inc(wait_early);
+			pvq_pv_wait(&node->state, PVQ_VCPU_HALTED);
+			pvq_note_wake(READ_ONCE(node->locked));
+		}
+
+		/*
+		 * Running again, unless the new lock owner has just made us
+		 * "hashed": then the kick is deferred to its unlock, and we
+		 * leave the state alone so that it is not kicked twice.
+		 */
+		cmpxchg(&node->state, PVQ_VCPU_HALTED, PVQ_VCPU_RUNNING);
+	}
+}
+
+void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
+{
+	/*
+	 * Full barrier: the hand-over store to ->locked (done by the caller)
+	 * is visible before we read the successor's state; see
+	 * pvq_pv_wait_node().  A successor that is not halted will see
+	 * ->locked by itself.
+	 */
+	smp_mb__before_atomic();
+	if (cmpxchg_relaxed(&node->state, PVQ_VCPU_HALTED, PVQ_VCPU_HASHED)
+	    != PVQ_VCPU_HALTED)
+		return;
+
+	/*
+	 * It is halted: rather than wake it now only to spin behind us, let
+	 * our own unlock kick it.  We hold the lock, so nobody else writes
+	 * the locked byte, and the unlock that reads the slow value is ours,
+	 * after this store in program order.
+	 */
+	if (pvq_hash(lock, node))
+		WRITE_ONCE(lock->locked, PVQ_SLOW_VAL);
+	else
+		pvq_pv_kick(node->cpu);	/* no deferral possible: wake it now */
+}
+
+/* Queue head: spin for the lock with stealing blocked; true once ours. */
+static bool pvq_head_spin(struct pvq_qspinlock *lock)
+{
+	int loop;
+
+	/* Block stealers while we spin: only the queue head sets pending. */
+	WRITE_ONCE(lock->pending, 1);
+	for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
+		/* Acquire: take the lock and drop pending in one step. */
+		if (cmpxchg_acquire(&lock->locked_pending, PVQ_PENDING_VAL,
+				    PVQ_LOCKED_VAL) == PVQ_PENDING_VAL)
+			return true;
+		cpu_relax();
+	}
+	/* About to halt: let running vCPUs take the lock meanwhile. */
+	WRITE_ONCE(lock->pending, 0);
+	return false;
+}
+
+/*
+ * Queue head, PV: take the lock, halting while that takes long.
+ * @pred_hashed tracks the hash entry that pvq_pv_kick_node() may have made
+ * for us: until we have seen the slow value it set, and then seen it go
+ * (the unlocker consumed the entry), we must not hash ourselves, or the
+ * table would hold two entries for one lock.
+ */
+u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
+			     struct pvq_mcs_node *node)
+{
+	bool pred_hashed = READ_ONCE(node->state) == PVQ_VCPU_HASHED;
+	bool seen_slow = false, halted = false;
+	u8 locked;
+
+	for (;;) {
+		WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
+		if (pvq_head_spin(lock))
+			break;
+
+		locked = READ_ONCE(lock->locked);
+		if (pred_hashed) {
+			/* Its entry is consumed once the slow value is gone. */
+			if (locked == PVQ_SLOW_VAL)
+				seen_slow = true;
+			else if (seen_slow)
+				pred_hashed = false;
+		}
+		if (!pred_hashed && locked != PVQ_SLOW_VAL) {
+			if (!pvq_hash(lock, node))
+				continue;	/* cannot halt safely: spin */
+			/*
+			 * Full barrier (xchg): the hash entry is visible
+			 * before the slow value, so an unlocker that sees
+			 * the slow value finds it.
+			 */
+			if (xchg(&lock->locked, PVQ_SLOW_VAL) == 0) {
+				/* It was free: ours. Undo the slow marking. */
+				WRITE_ONCE(lock->locked, PVQ_LOCKED_VAL);
+				pvq_unhash(lock);
+				break;
+			}
+		}
+
+		/* For our successor's early-halt check. */
+		WRITE_ONCE(node->state, PVQ_VCPU_HASHED);
+		pvq_stat_add(halted ? PVQ_EV_wait_again : PVQ_EV_wait_head, 1);
+		halted = true;
+		pvq_pv_wait(&lock->locked, PVQ_SLOW_VAL);
+		pvq_note_wake(READ_ONCE(lock->locked) != PVQ_SLOW_VAL);
+	}
+	WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
+	return (u32)atomic_read(&lock->val) | PVQ_LOCKED_VAL;
+}
+
+void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
+{
+	struct pvq_mcs_node *node;
+	int cpu;
+
+	if (WARN_ONCE(locked != PVQ_SLOW_VAL,
+		      "pvqspinlock %p: unlock saw locked byte %#x\n",
+		      lock, locked))
+		return;
+
+	/*
+	 * Read barrier: the failed cmpxchg that saw the slow value gives no
+	 * ordering; the hash entry written before it must be visible now.
+	 */
+	smp_rmb();
+	node = pvq_unhash(lock);
+	if (!node) {
+		/* Release: as below; with no entry there is nobody to kick. */
+		smp_store_release(&lock->locked, 0);
+		return;
+	}
+	cpu = node->cpu;
+
+	/*
+	 * Release: the critical section is visible before the lock is free.
+	 * From here on the lock's memory may be gone (its owner may free it
+	 * as soon as it can take it): touch only the waiter's CPU number.
+	 */
+	smp_store_release(&lock->locked, 0);
+	pvq_stat_inc(kick_unlock);
+	pvq_note_kick(cpu);
+	pvq_pv_kick(cpu);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Paravirtual queued spinlock: fast paths.
+ *
+ * The lock word is the native one (qspinlock_types.h); the locked byte gains
+ * a third value, PVQ_SLOW_VAL, meaning "the queue head is halted and has
+ * recorded itself in the hash table: the unlocker must kick it".  Lock and
+ * trylock are the native ones; unlock becomes a cmpxchg so that it notices
+ * the slow value.  See Documentation/pv.rst.
+ */
+#ifndef PVQ_PVQSPINLOCK_H
+#define PVQ_PVQSPINLOCK_H
+
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+
+#include "qspinlock.h"
+
+#define PVQ_SLOW_VAL		(3U << PVQ_LOCKED_OFFSET)
+
+void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
+void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked);
+
+/* The lock -> queue head hash table: allocate before first use. */
+int pvq_pv_hash_init(void);
+void pvq_pv_hash_exit(void);
+
+static __always_inline void pvq_pvqspin_init(struct pvq_qspinlock *lock)
+{
+	pvq_qspin_init(lock);
+}
+
+static __always_inline bool pvq_pvqspin_trylock(struct pvq_qspinlock *lock)
+{
+	return pvq_qspin_trylock(lock);
+}
+
+static __always_inline void pvq_pvqspin_lock(struct pvq_qspinlock *lock)
+{
+	int val = 0;
+
+	/* Acquire: the critical section cannot begin before we own the lock. */
+	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &val,
+					      PVQ_LOCKED_VAL)))
+		return;
+	pvq_pvqspin_lock_slowpath(lock, val);
+}
+
+static __always_inline void pvq_pvqspin_unlock(struct pvq_qspinlock *lock)
+{
+	/*
+	 * Release: the critical section is visible before the lock is seen
+	 * free.  If the byte holds the slow value instead, the cmpxchg fails
+	 * and the slow path releases the lock and kicks the halted head.
+	 */
+	u8 locked = cmpxchg_release(&lock->locked, PVQ_LOCKED_VAL, 0);
+
+	if (likely(locked == PVQ_LOCKED_VAL))
+		return;
+	pvq_pvqspin_unlock_slowpath(lock, locked);
+}
+
+#endif /* PVQ_PVQSPINLOCK_H */

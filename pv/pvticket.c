@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Paravirtual ticket lock: the slow paths.
+ *
+ * A waiter spins pvq_spin_threshold loops for its ticket, then records
+ * (lock, wanted ticket) for its CPU, sets the slowpath flag, re-checks the
+ * head and halts until the head moves.  An unlock that sees the flag looks
+ * for the CPU that waits for the new head ticket and kicks it, and clears
+ * the flag once nobody is left waiting.
+ */
+#include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <asm/processor.h>
+
+#include "pvticket.h"
+#include "pv_ops.h"
+#include "lock_stats.h"
+
+/* What this CPU waits for; lock is NULL when it waits for nothing. */
+struct pvq_ticket_waiter {
+	struct pvq_pvticketlock *lock;
+	u16 want;
+};
+
+static DEFINE_PER_CPU(struct pvq_ticket_waiter, pvq_ticket_waiters);
+/* CPUs that may have a record: the unlocker searches only these. */
+static struct cpumask pvq_ticket_waiting_cpus;
+
+static bool pvq_ticket_served(struct pvq_pvticketlock *lock, u16 want)
+{
+	/* Acquire: pairs with the unlock's fully ordered head update. */
+	return smp_load_acquire(&lock->tickets.head) == want;
+}
+
+/* Halt until the head moves, if it is still not our ticket. */
+static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
+{
+	struct pvq_ticket_waiter *w = this_cpu_ptr(&pvq_ticket_waiters);
+	u64 start;
+	u16 head;
+
+	WRITE_ONCE(w->want, want);
+	/* The record is complete before it can be matched on ->lock. */
+	smp_wmb();
+	WRITE_ONCE(w->lock, lock);
+	cpumask_set_cpu(smp_processor_id(), &pvq_ticket_waiting_cpus);
+
+	/*
+	 * Fully ordered: the record and the flag are visible before we read
+	 * the head again; the unlocker updates the head before it reads the
+	 * flag.  So either we see our ticket served, or it sees the flag and
+	 * finds our record.
+	 */
+	atomic_fetch_or(PVQ_PVTICKET_SLOW_FLAG << PVQ_TICKET_TAIL_SHIFT,
+			&lock->tickets.val);
+	head = READ_ONCE(lock->tickets.head);
+	if (head != want) {
+		start = pvq_stat_clock();
+		/* Low byte of the head: it changes on every unlock. */
+		pvq_pv_wait((u8 *)&lock->tickets.head, (u8)head);
+		pvq_stat_add(PVQ_EV_time_blocked_ns, pvq_stat_clock() - start);
+	}
+
+	cpumask_clear_cpu(smp_processor_id(), &pvq_ticket_waiting_cpus);
+	WRITE_ONCE(w->lock, NULL);
+}
+
+void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
+{
+	bool halted = false;
+	int loop;
+
+	for (;;) {
+		for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
+			if (pvq_ticket_served(lock, want))
+				goto out;
+			cpu_relax();
+		}
+		pvq_ticket_halt(lock, want);
+		halted = true;
+	}
+out:
+	if (halted)
+		pvq_stat_inc(taken_slow);
+}
+
+/* Kick the CPU waiting for ticket @want of @lock, if any. */
+static void pvq_ticket_kick(struct pvq_pvticketlock *lock, u16 want)
+{
+	struct pvq_ticket_waiter *w;
+	int cpu;
+
+	for_each_cpu(cpu, &pvq_ticket_waiting_cpus) {
+		w = per_cpu_ptr(&pvq_ticket_waiters, cpu);
+		if (READ_ONCE(w->lock) != lock)
+			continue;
+		/* Order the ->want read after ->lock; pairs with smp_wmb(). */
+		smp_rmb();
+		if (READ_ONCE(w->want) == want) {
+			pvq_stat_inc(released_slow_kicked);
+			pvq_pv_kick(cpu);
+			return;
+		}
+	}
+}
+
+/*
+ * @old: the lock word just before our unlock.  We no longer own the lock,
+ * but a waiter holds a ticket, so the lock cannot go away under us.
+ */
+void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u32 old)
+{
+	u16 head = pvq_ticket_head(old) + PVQ_PVTICKET_INC;
+	u16 tail = pvq_ticket_tail(old) & ~PVQ_PVTICKET_SLOW_FLAG;
+	u32 cur = old & ~0xffffU;
+
+	pvq_stat_inc(released_slow);
+	if (head != tail) {
+		pvq_ticket_kick(lock, head);
+		return;
+	}
+	/*
+	 * Nobody holds a ticket past ours: clear the flag, unless a new
+	 * contender got in meanwhile (the cmpxchg then fails, and the flag
+	 * stays for the next unlock to handle).
+	 */
+	cur |= head;
+	atomic_cmpxchg_relaxed(&lock->tickets.val, cur,
+			       cur & ~(PVQ_PVTICKET_SLOW_FLAG <<
+				       PVQ_TICKET_TAIL_SHIFT));
+}
