@@ -73,6 +73,10 @@ static int long_hold;
 module_param(long_hold, int, 0444);
 MODULE_PARM_DESC(long_hold, "Occasionally hold the lock this many ms (0: never)");
 
+static bool irqs_disabled;
+module_param(irqs_disabled, bool, 0444);
+MODULE_PARM_DESC(irqs_disabled, "Hold interrupts off (not only preemption) from lock to unlock");
+
 static int verbose;
 module_param(verbose, int, 0444);
 MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
@@ -173,17 +177,41 @@ static bool torture_skip_lock(struct torture_writer *w)
 #endif
 }
 
+/*
+ * The pvq_* locks, like arch_spin_lock(), need preemption off.  With
+ * irqs_disabled, interrupts too: then a PV waiter may not halt on the ipi
+ * backend (no IPI could wake it) and must keep spinning instead.
+ */
+static unsigned long torture_enter(void)
+{
+	unsigned long flags = 0;
+
+	if (irqs_disabled)
+		local_irq_save(flags);
+	else
+		preempt_disable();
+	return flags;
+}
+
+static void torture_exit_section(unsigned long flags)
+{
+	if (irqs_disabled)
+		local_irq_restore(flags);
+	else
+		preempt_enable();
+}
+
 static int torture_writer_fn(void *arg)
 {
 	struct torture_writer *w = arg;
 	struct torture_slot *slot;
+	unsigned long flags;
 	u64 t0, t1;
 
 	while (!READ_ONCE(run_ended)) {
 		slot = &slots[nlocks > 1 ? torture_random(w) % nlocks : 0];
 
-		/* The pvq_* locks, like arch_spin_lock(), need this. */
-		preempt_disable();
+		flags = torture_enter();
 		t0 = local_clock();
 		if (torture_skip_lock(w)) {
 			/* Stay long enough that a lock holder is sure to overlap. */
@@ -195,7 +223,7 @@ static int torture_writer_fn(void *arg)
 			torture_critical_section(slot, w, 0);
 			ops->unlock(&slot->lock);
 		}
-		preempt_enable();
+		torture_exit_section(flags);
 
 		pvq_hist_record(&w->hist, t1 - t0);
 		/* Published for the periodic statistics lines. */
@@ -244,9 +272,10 @@ static void torture_print_writes(const struct torture_totals *t, u64 failures)
 
 static void torture_print_params(const char *what)
 {
-	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d verbose=%d\n",
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d verbose=%d\n",
 		      what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
-		      stat_interval, shutdown_secs, long_hold, verbose);
+		      stat_interval, shutdown_secs, long_hold, irqs_disabled,
+		      verbose);
 }
 
 static void torture_print_events(void)

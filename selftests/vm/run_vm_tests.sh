@@ -19,6 +19,8 @@ TYPES="spin_lock ticket tas qspinlock"
 SECS=3
 # 1x and 2x overcommit of a 2-CPU host.
 VCPUS_LIST="2 4"
+# The VM that also runs the paravirtual checks (2x overcommit).
+PV_VCPUS=4
 HOST_CPUS=""
 OUTDIR=""
 TIMEOUT=""
@@ -38,6 +40,8 @@ Options:
   --types "A B"       torture types to test (default: "$TYPES")
   --secs N            runtime_secs per type (default: $SECS)
   --vcpus-list "N M"  vCPU counts, one VM each (default: "$VCPUS_LIST")
+  --pv-vcpus N        the VM with N vCPUs also runs the PV checks
+                      (default: $PV_VCPUS; 0: none)
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
   --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
@@ -68,7 +72,7 @@ parse_args() {
 		case $opt in
 		-h | --help) usage; exit 0 ;;
 		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
-			--timeout) ;;
+			--timeout | --pv-vcpus) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -77,6 +81,8 @@ parse_args() {
 		--secs) is_posint "$1" || usage_error "--secs: '$1' is not a positive number"
 			SECS=$((10#$1)) ;;
 		--vcpus-list) VCPUS_LIST=$1 ;;
+		--pv-vcpus) [[ $1 =~ ^[0-9]+$ ]] || usage_error "--pv-vcpus: '$1' is not a number"
+			PV_VCPUS=$((10#$1)) ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
 		--timeout) is_posint "$1" || usage_error "--timeout: '$1' is not a positive number"
@@ -100,7 +106,8 @@ vm_timeout() {
 		echo "$TIMEOUT"
 		return
 	fi
-	ntests=$(($(wc -w <<<"$TYPES") + 2))
+	# The PV checks add up to 14 runs.
+	ntests=$(($(wc -w <<<"$TYPES") + 2 + 14))
 	echo $((15 + ntests * (SECS + 10) + 60))
 }
 
@@ -122,6 +129,7 @@ run_vm() {
 		"${VMRUN_EXTRA[@]}" --outdir "$dir" --console "$console" \
 		--timeout "$timeout" --guest-script "$GUEST_SCRIPT" \
 		--guest-env "TYPES=$TYPES" --guest-env "SECS=$SECS" \
+		--guest-env "PV_TESTS=$((vcpus == PV_VCPUS))" \
 		>"$dir/vmrun.log" 2>&1 || rc=$?
 
 	tap=$(tap_lines "$console" 2>/dev/null || true)

@@ -7,6 +7,9 @@
 #   TYPES   space separated torture types (default: "spin_lock ticket tas qspinlock")
 #   SECS    runtime_secs per type (default: 3)
 #   MODDIR  where the .ko files are (default: $VMRUN_MODULES or /modules)
+#   PV_TESTS 1: also the paravirtual checks (when pvticket/pvqspinlock are
+#           among TYPES): irq-disabled use, non-zero halt/kick counters,
+#           pv_backend=none, refused backends and thresholds
 # Exit status: 0 if every test passed, 1 otherwise.
 
 set -u
@@ -171,11 +174,14 @@ check_report() {
 	return 1
 }
 
+# test_type TYPE [PARAM...]: one torture run, checked; extra parameters
+# become part of the test name.
 test_type() {
 	t=$1
-	name="torture $t"
+	shift
+	name="torture $t${*:+ $*}${TEST_NOTE:-}"
 	unload_torture
-	if ! torture_insmod "torture_type=$t" "runtime_secs=$SECS"; then
+	if ! torture_insmod "torture_type=$t" "runtime_secs=$SECS" "$@"; then
 		not_ok "$name" "insmod failed (status $rc)"
 		return
 	fi
@@ -194,7 +200,118 @@ test_type() {
 
 load_lib() {
 	is_loaded pvq_locks && return 0
-	insmod "$LIB_KO"
+	insmod "$LIB_KO" "$@"
+}
+
+# Reload the lock library with "$@"; its load messages end up in $LOG.
+reload_lib() {
+	unload_torture
+	is_loaded pvq_locks && rmmod pvq_locks
+	dmesg -c >/dev/null
+	insmod "$LIB_KO" "$@" >/dev/null 2>&1
+	rc=$?
+	dmesg >"$LOG"
+	return $rc
+}
+
+EVENTS=/sys/kernel/debug/pvq_locks/lock_events
+THRESHOLD=/sys/module/pvq_locks/parameters/spin_threshold
+
+# Value of lock event $1 in the debugfs file ("" if absent).
+event() {
+	sed -n "s/^$1 //p" "$EVENTS"
+}
+
+# Counters of a PV type's run must show that it really halted and kicked:
+# with a small spin threshold at 2x overcommit both happen thousands of
+# times a second.
+test_pv_counters() {
+	t=$1
+	halts=$2
+	kicks=$3
+	cname="lock_events $t: $halts and $kicks non-zero"
+	if [ ! -r "$EVENTS" ]; then
+		not_ok "$cname" "$EVENTS missing (LOCK_STATS=n build?)"
+		return
+	fi
+	echo 64 >"$THRESHOLD"
+	echo reset >"$EVENTS"
+	TEST_NOTE=" (spin_threshold=64)"
+	test_type "$t"
+	TEST_NOTE=
+	h=0
+	for e in $halts; do h=$((h + $(event "$e"))); done
+	k=$(event "$kicks")
+	echo 32768 >"$THRESHOLD"
+	if ! is_uint "$k" || [ "$h" -eq 0 ] || [ "$k" -eq 0 ]; then
+		not_ok "$cname" "halts ($halts)=$h $kicks=$k"
+	else
+		ok "$cname"
+		diag "$t: halts=$h $kicks=$k"
+	fi
+}
+
+has_type() {
+	case " $TYPES " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# How many tests pv_tests() runs, for the plan.
+pv_test_count() {
+	n=0
+	has_type pvqspinlock && n=$((n + 5))
+	has_type pvticket && n=$((n + 5))
+	[ "$n" -gt 0 ] && n=$((n + 4))
+	echo "$n"
+}
+
+pv_tests() {
+	pv_types=
+	for t in pvqspinlock pvticket; do
+		has_type "$t" && pv_types="$pv_types $t"
+	done
+	[ -n "$pv_types" ] || return 0
+
+	# Interrupts off: the ipi backend must spin, not halt, and not hang.
+	for t in $pv_types; do
+		test_type "$t" irqs_disabled=1
+	done
+	has_type pvqspinlock &&
+		test_pv_counters pvqspinlock "wait_node wait_head" kick_unlock
+	has_type pvticket &&
+		test_pv_counters pvticket taken_slow released_slow_kicked
+
+	# Pure spinning: the PV hooks alone, no halts.
+	if reload_lib pv_backend=none && grep -q "pv backend none" "$LOG"; then
+		ok "pv_backend=none loads"
+	else
+		not_ok "pv_backend=none loads" "insmod status $rc or no message"
+	fi
+	for t in $pv_types; do
+		test_type "$t"
+		test_type "$t" irqs_disabled=1
+	done
+
+	expect_lib_refused "pv_backend 'bogus'" "refuse pv_backend=bogus" 		pv_backend=bogus
+	# Under TCG there is no KVM PV unhalt: refused as unavailable.
+	expect_lib_refused "unavailable" "refuse pv_backend=kvm without KVM" 		pv_backend=kvm
+	expect_lib_refused "spin_threshold" "refuse spin_threshold=0" 		spin_threshold=0
+	reload_lib
+}
+
+expect_lib_refused() {
+	mention=$1
+	name=$2
+	shift 2
+	if reload_lib "$@"; then
+		not_ok "$name" "insmod pvq_locks $* succeeded"
+	elif ! grep -qF -- "$mention" "$LOG"; then
+		not_ok "$name" "kernel log does not mention '$mention'"
+	else
+		ok "$name"
+	fi
 }
 
 main() {
@@ -205,8 +322,10 @@ main() {
 		first_type=${first_type:-$t}
 	done
 
+	npv=0
+	[ "${PV_TESTS:-0}" = 1 ] && npv=$(pv_test_count)
 	echo "TAP version 13"
-	echo "1..$((ntypes + 2))"
+	echo "1..$((ntypes + 2 + npv))"
 	diag "types: $TYPES; runtime_secs=$SECS; $(nproc) cpus"
 
 	if ! load_lib; then
@@ -224,6 +343,7 @@ main() {
 	for t in $TYPES; do
 		test_type "$t"
 	done
+	[ "$npv" -gt 0 ] && pv_tests
 
 	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 	[ "$fail" -eq 0 ]
