@@ -36,6 +36,14 @@
 #define TORTURE_MAX_LOCKS	64
 #define TORTURE_MAX_LOOPS	1000000
 #define TORTURE_MAX_SECS	86400
+/* Room for " name=value" of every lock event on the summary line. */
+#define TORTURE_EVENTS_LEN	640
+
+#ifdef PVQ_LOCK_STATS
+#define PVQ_LOCK_STATS_BUILD	1
+#else
+#define PVQ_LOCK_STATS_BUILD	0
+#endif
 
 static char *torture_type = "qspinlock";
 module_param(torture_type, charp, 0444);
@@ -278,32 +286,37 @@ static void torture_print_params(const char *what)
 		      verbose);
 }
 
-static void torture_print_events(void)
+/*
+ * " name=value" for every lock event of this run (reset at its start), for
+ * the summary line; empty without LOCK_STATS.
+ */
+static void torture_format_events(char *buf, size_t size)
 {
-#ifdef PVQ_LOCK_STATS
-	char line[512];
 	size_t len = 0;
 	int ev;
 
+	buf[0] = '\0';
+	if (!PVQ_LOCK_STATS_BUILD)
+		return;
 	for (ev = 0; ev < PVQ_NR_LOCK_EVENTS; ev++)
-		len += scnprintf(line + len, sizeof(line) - len, " %s=%lu",
+		len += scnprintf(buf + len, size - len, " %s=%lu",
 				 pvq_lock_event_names[ev],
 				 pvq_lock_event_sum(ev));
-	torture_alert("lock_events:%s\n", line);
-#endif
 }
 
 static void torture_report(void)
 {
 	struct pvq_wait_hist *hist;
 	struct torture_totals t;
+	char *events;
 	u64 *counts, elapsed_ns, per_sec, failures;
 	unsigned int jain;
 	int i;
 
 	hist = kvzalloc(sizeof(*hist), GFP_KERNEL);
 	counts = kcalloc(nwriters, sizeof(*counts), GFP_KERNEL);
-	if (!hist || !counts) {
+	events = kmalloc(TORTURE_EVENTS_LEN, GFP_KERNEL);
+	if (!hist || !counts || !events) {
 		torture_alert("no memory for the final report\n");
 		goto out;
 	}
@@ -322,19 +335,20 @@ static void torture_report(void)
 	failures = t.failures + t.lost;
 
 	torture_print_writes(&t, failures);
-	torture_print_events();
-	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu result=%s\n",
+	torture_format_events(events, TORTURE_EVENTS_LEN);
+	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu result=%s%s\n",
 		      ops->name, nwriters, num_online_cpus(), nlocks,
 		      div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
 		      t.max, t.min, jain / 1000, jain % 1000,
 		      pvq_hist_percentile(hist, 500), pvq_hist_percentile(hist, 990),
 		      hist->max, t.failures, t.lost,
-		      failures ? "FAILURE" : "SUCCESS");
+		      failures ? "FAILURE" : "SUCCESS", events);
 	torture_print_params(failures ? "End of test: FAILURE" :
 					"End of test: SUCCESS");
 out:
 	kvfree(hist);
 	kfree(counts);
+	kfree(events);
 }
 
 /* Stop the writers, then print the final report (once). */
