@@ -27,6 +27,9 @@
 #include "pvqspinlock_hooks.h"
 #include "pv_ops.h"
 #include "lock_stats.h"
+#ifdef PVQ_UNFAIR_LOCKS
+#include "unfair.h"
+#endif
 
 /* How often a spinning queued waiter looks at its predecessor's state. */
 #define PVQ_PREV_CHECK_MASK	0xff
@@ -244,22 +247,65 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 		pvq_pv_kick(node->cpu);	/* no deferral possible: wake it now */
 }
 
-/* Queue head: spin for the lock with stealing blocked; true once ours. */
-static bool pvq_head_spin(struct pvq_qspinlock *lock)
+#ifdef PVQ_UNFAIR_LOCKS
+int pvq_starvation_bound_us = PVQ_STARVATION_BOUND_US_DEFAULT;
+int pvq_steal_spin = PVQ_STEAL_SPIN_DEFAULT;
+
+/* When an unfair queue head that starts waiting now must block stealing. */
+static u64 pvq_unfair_deadline(void)
+{
+	return local_clock() +
+	       (u64)READ_ONCE(pvq_starvation_bound_us) * NSEC_PER_USEC;
+}
+#else
+static u64 pvq_unfair_deadline(void)
+{
+	return 0;
+}
+#endif
+
+/* Take a free lock in competition with stealers (pending is ours, clear). */
+static bool pvq_head_take_free(struct pvq_qspinlock *lock)
+{
+	/* Acquire: the critical section follows. */
+	return !READ_ONCE(lock->locked) &&
+	       cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0;
+}
+
+/* Take the lock that our pending bit reserves: pending -> locked at once. */
+static bool pvq_head_take_reserved(struct pvq_qspinlock *lock)
+{
+	/* Acquire: the critical section follows. */
+	return cmpxchg_acquire(&lock->locked_pending, PVQ_PENDING_VAL,
+			       PVQ_LOCKED_VAL) == PVQ_PENDING_VAL;
+}
+
+/*
+ * Queue head: spin up to the threshold for the lock; true once ours.
+ * With *@block set, the pending bit keeps stealers out.  Without it (unfair
+ * mode, not starving yet) we compete with them, and set *@block once the
+ * clock passes @block_at.
+ */
+static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
+			  u64 block_at)
 {
 	int loop;
 
-	/* Block stealers while we spin: only the queue head sets pending. */
-	WRITE_ONCE(lock->pending, 1);
+	if (*block)
+		WRITE_ONCE(lock->pending, 1);
 	for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
-		/* Acquire: take the lock and drop pending in one step. */
-		if (cmpxchg_acquire(&lock->locked_pending, PVQ_PENDING_VAL,
-				    PVQ_LOCKED_VAL) == PVQ_PENDING_VAL)
+		if (*block ? pvq_head_take_reserved(lock) :
+			     pvq_head_take_free(lock))
 			return true;
+		if (!*block && !(loop & PVQ_PREV_CHECK_MASK) &&
+		    local_clock() >= block_at) {
+			/* Starving: no more stealing until we have the lock. */
+			*block = true;
+			WRITE_ONCE(lock->pending, 1);
+			pvq_stat_inc(steal_block);
+		}
 		cpu_relax();
 	}
-	/* About to halt: let running vCPUs take the lock meanwhile. */
-	WRITE_ONCE(lock->pending, 0);
 	return false;
 }
 
@@ -269,18 +315,27 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock)
  * for us: until we have seen the slow value it set, and then seen it go
  * (the unlocker consumed the entry), we must not hash ourselves, or the
  * table would hold two entries for one lock.
+ *
+ * Fair mode blocks stealing while it spins and lets stealers in while it
+ * halts.  Unfair mode lets them in until it has waited the starvation bound,
+ * then blocks them until it owns the lock, halted or not.
  */
-u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
-			     struct pvq_mcs_node *node)
+static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
+					 struct pvq_mcs_node *node,
+					 const bool unfair)
 {
 	bool pred_hashed = READ_ONCE(node->state) == PVQ_VCPU_HASHED;
-	bool seen_slow = false, halted = false;
+	bool seen_slow = false, halted = false, block = !unfair;
+	u64 block_at = unfair ? pvq_unfair_deadline() : 0;
 	u8 locked;
 
 	for (;;) {
 		WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
-		if (pvq_head_spin(lock))
+		if (pvq_head_spin(lock, &block, block_at))
 			break;
+		/* Fair: about to halt, let running vCPUs take the lock. */
+		if (!unfair)
+			WRITE_ONCE(lock->pending, 0);
 
 		locked = READ_ONCE(lock->locked);
 		if (pred_hashed) {
@@ -299,8 +354,11 @@ u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
 			 * the slow value finds it.
 			 */
 			if (xchg(&lock->locked, PVQ_SLOW_VAL) == 0) {
-				/* It was free: ours. Undo the slow marking. */
-				WRITE_ONCE(lock->locked, PVQ_LOCKED_VAL);
+				/*
+				 * It was free: ours.  Undo the slow marking,
+				 * and drop a pending bit we may hold.
+				 */
+				WRITE_ONCE(lock->locked_pending, PVQ_LOCKED_VAL);
 				pvq_unhash(lock);
 				break;
 			}
@@ -316,6 +374,41 @@ u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
 	WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
 	return (u32)atomic_read(&lock->val) | PVQ_LOCKED_VAL;
 }
+
+u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
+			     struct pvq_mcs_node *node)
+{
+	return pvq_wait_head(lock, node, false);
+}
+
+#ifdef PVQ_UNFAIR_LOCKS
+u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
+				 struct pvq_mcs_node *node)
+{
+	return pvq_wait_head(lock, node, true);
+}
+
+bool pvq_unfair_steal(struct pvq_qspinlock *lock)
+{
+	u32 val;
+	int loop;
+
+	for (loop = READ_ONCE(pvq_steal_spin); loop; loop--) {
+		val = atomic_read(&lock->val);
+		/* A starving queue head has blocked stealing: queue. */
+		if (val & PVQ_PENDING_MASK)
+			return false;
+		/* Acquire: on success the critical section follows. */
+		if (!(val & PVQ_LOCKED_MASK) &&
+		    cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0) {
+			pvq_stat_inc(unfair_steal);
+			return true;
+		}
+		cpu_relax();
+	}
+	return false;
+}
+#endif /* PVQ_UNFAIR_LOCKS */
 
 void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 {

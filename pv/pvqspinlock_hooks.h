@@ -30,7 +30,33 @@ u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
 /* New owner, after passing the head to @node: defer its kick if halted. */
 void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node);
 
+#endif /* PVQ_PARAVIRT_SPINLOCKS */
+
+#ifdef PVQ_UNFAIR_LOCKS
+
+/* Unfair entry: spin stealing the lock until it works or is blocked. */
+bool pvq_unfair_steal(struct pvq_qspinlock *lock);
+
+/* Unfair queue head: compete with stealers, block them when starving. */
+u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
+				 struct pvq_mcs_node *node);
+
 #else
+
+static inline bool pvq_unfair_steal(struct pvq_qspinlock *lock)
+{
+	return false;
+}
+
+static inline u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
+					       struct pvq_mcs_node *node)
+{
+	return 0;
+}
+
+#endif /* PVQ_UNFAIR_LOCKS */
+
+#ifndef PVQ_PARAVIRT_SPINLOCKS
 
 static inline void pvq_pv_init_node(struct pvq_mcs_node *node)
 {
@@ -57,6 +83,6 @@ static inline void pvq_pv_kick_node(struct pvq_qspinlock *lock,
 {
 }
 
-#endif /* PVQ_PARAVIRT_SPINLOCKS */
+#endif /* !PVQ_PARAVIRT_SPINLOCKS */
 
 #endif /* PVQ_PVQSPINLOCK_HOOKS_H */

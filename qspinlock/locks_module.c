@@ -27,6 +27,9 @@
 #define PVQ_PV_QSPINLOCK
 #include "pvqspinlock.h"
 #endif
+#ifdef PVQ_UNFAIR_LOCKS
+#include "unfair.h"
+#endif
 
 #ifdef PVQ_QUEUE_SPINLOCK
 EXPORT_SYMBOL_GPL(pvq_qspin_lock_slowpath);
@@ -35,6 +38,56 @@ EXPORT_SYMBOL_GPL(pvq_qspin_lock_slowpath);
 EXPORT_SYMBOL_GPL(pvq_pvqspin_lock_slowpath);
 EXPORT_SYMBOL_GPL(pvq_pvqspin_unlock_slowpath);
 #endif
+#define PVQ_SPIN_THRESHOLD_MAX	(1 << 30)
+
+#ifdef PVQ_UNFAIR_LOCKS
+EXPORT_SYMBOL_GPL(pvq_unfair_lock_slowpath);
+
+#define PVQ_STARVATION_BOUND_US_MAX	1000000
+
+static int pvq_starvation_bound_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	int n;
+
+	if (kstrtoint(val, 0, &n) || n < 0 || n > PVQ_STARVATION_BOUND_US_MAX) {
+		pr_err("starvation_bound_us=%s out of range [0..%d]\n", val,
+		       PVQ_STARVATION_BOUND_US_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(pvq_starvation_bound_us, n);
+	return 0;
+}
+
+static const struct kernel_param_ops pvq_starvation_bound_ops = {
+	.set = pvq_starvation_bound_set,
+	.get = param_get_int,
+};
+module_param_cb(starvation_bound_us, &pvq_starvation_bound_ops,
+		&pvq_starvation_bound_us, 0644);
+MODULE_PARM_DESC(starvation_bound_us, "Unfair mode: a queue head waits this long (us) before it blocks lock stealing (0..1000000, default 50)");
+
+static int pvq_steal_spin_set(const char *val, const struct kernel_param *kp)
+{
+	int n;
+
+	if (kstrtoint(val, 0, &n) || n < 1 || n > PVQ_SPIN_THRESHOLD_MAX) {
+		pr_err("steal_spin=%s out of range [1..%d]\n", val,
+		       PVQ_SPIN_THRESHOLD_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(pvq_steal_spin, n);
+	return 0;
+}
+
+static const struct kernel_param_ops pvq_steal_spin_ops = {
+	.set = pvq_steal_spin_set,
+	.get = param_get_int,
+};
+module_param_cb(steal_spin, &pvq_steal_spin_ops, &pvq_steal_spin, 0644);
+MODULE_PARM_DESC(steal_spin, "Unfair mode: loops a contender spins stealing before it queues (1..2^30, default 128)");
+#endif
+
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 EXPORT_SYMBOL_GPL(pvq_pvticket_lock_slowpath);
 EXPORT_SYMBOL_GPL(pvq_pvticket_unlock_slowpath);
@@ -42,8 +95,6 @@ EXPORT_SYMBOL_GPL(pvq_pvticket_unlock_slowpath);
 static char *pv_backend = "auto";
 module_param(pv_backend, charp, 0444);
 MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, none");
-
-#define PVQ_SPIN_THRESHOLD_MAX	(1 << 30)
 
 /* Writable at run time, so one boot can compare several thresholds. */
 static int pvq_spin_threshold_set(const char *val, const struct kernel_param *kp)
@@ -123,6 +174,9 @@ static const char pvq_build_options[] =
 #endif
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 	" PARAVIRT_SPINLOCKS"
+#endif
+#ifdef PVQ_UNFAIR_LOCKS
+	" PARAVIRT_UNFAIR_LOCKS"
 #endif
 #ifdef PVQ_LOCK_STATS
 	" LOCK_STATS"

@@ -12,10 +12,12 @@
  * acquisition (task, softirq, hardirq, NMI).  Node 0 also counts how many
  * are in use.  See Documentation/qspinlock.rst.
  *
- * The paravirtual qspinlock shares this skeleton: pvq_slowpath() takes a
- * compile-time constant @pv, and its PV instance calls the hooks of
- * pv/pvqspinlock.c (halt instead of spinning forever, kick on hand-over)
- * where the native instance spins.  See Documentation/pv.rst.
+ * The paravirtual qspinlock shares this skeleton: pvq_slowpath() takes
+ * compile-time constants @pv and @unfair, and its PV instances call the
+ * hooks of pv/pvqspinlock.c (halt instead of spinning forever, kick on
+ * hand-over) where the native instance spins; the unfair instance also
+ * lets contenders steal the lock.  See Documentation/pv.rst and
+ * Documentation/unfair.rst.
  */
 #include <linux/atomic.h>
 #include <linux/bug.h>
@@ -31,6 +33,9 @@
 #include "pvqspinlock_hooks.h"
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 #include "pvqspinlock.h"
+#endif
+#ifdef PVQ_UNFAIR_LOCKS
+#include "unfair.h"
 #endif
 
 /*
@@ -171,7 +176,8 @@ static __always_inline void pvq_head_acquire(struct pvq_qspinlock *lock,
 
 static __always_inline void pvq_queue_acquire(struct pvq_qspinlock *lock,
 					      struct pvq_mcs_node *node,
-					      u32 tail, const bool pv)
+					      u32 tail, const bool pv,
+					      const bool unfair)
 {
 	struct pvq_mcs_node *prev, *next = NULL;
 	u32 old;
@@ -214,7 +220,9 @@ static __always_inline void pvq_queue_acquire(struct pvq_qspinlock *lock,
 			prefetchw(next);
 	}
 
-	if (pv)		/* returns with the lock taken (acquire) */
+	if (unfair)	/* returns with the lock taken (acquire) */
+		val = pvq_unfair_wait_head_or_lock(lock, node);
+	else if (pv)	/* likewise */
 		val = pvq_pv_wait_head_or_lock(lock, node);
 	else		/* Acquire: pairs with the owner's unlock release. */
 		val = atomic_cond_read_acquire(&lock->val,
@@ -223,7 +231,8 @@ static __always_inline void pvq_queue_acquire(struct pvq_qspinlock *lock,
 }
 
 static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
-					 u32 val, const bool pv)
+					 u32 val, const bool pv,
+					 const bool unfair)
 {
 	struct pvq_mcs_node *node;
 	int idx;
@@ -257,6 +266,10 @@ static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
 	if (!pv && pvq_pending_acquire(lock, &val))
 		return;
 
+	/* Unfair: try to steal for a while before queueing. */
+	if (unfair && pvq_unfair_steal(lock))
+		return;
+
 	idx = node->count++;
 	pvq_stat_add(PVQ_EV_node_idx1 + idx, 1);
 
@@ -266,7 +279,7 @@ static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
 	 */
 	barrier();
 	pvq_queue_acquire(lock, node + idx,
-			  pvq_encode_tail(smp_processor_id(), idx), pv);
+			  pvq_encode_tail(smp_processor_id(), idx), pv, unfair);
 
 	/* Only this CPU (and contexts nested on it) touches the count. */
 	__this_cpu_dec(pvq_mcs_nodes[0].count);
@@ -274,12 +287,19 @@ static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
 
 void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
-	pvq_slowpath(lock, val, false);
+	pvq_slowpath(lock, val, false, false);
 }
 
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
-	pvq_slowpath(lock, val, true);
+	pvq_slowpath(lock, val, true, false);
+}
+#endif
+
+#ifdef PVQ_UNFAIR_LOCKS
+void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+{
+	pvq_slowpath(lock, val, true, true);
 }
 #endif

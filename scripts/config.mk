@@ -31,7 +31,6 @@ ifeq ($(PARAVIRT_UNFAIR_LOCKS),y)
 ifneq ($(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS),yy)
 $(error PARAVIRT_UNFAIR_LOCKS=y depends on QUEUE_SPINLOCK=y and PARAVIRT_SPINLOCKS=y)
 endif
-$(error PARAVIRT_UNFAIR_LOCKS=y: the unfair mode has not landed yet; use PARAVIRT_UNFAIR_LOCKS=n)
 endif
 
 # Test-only fault injection in the torture module: accepted from the make
@@ -46,6 +45,7 @@ endif
 pvq-defines-$(TORTURE_FAULTS)	+= -DPVQ_TORTURE_FAULTS
 pvq-defines-$(QUEUE_SPINLOCK)	+= -DPVQ_QUEUE_SPINLOCK
 pvq-defines-$(PARAVIRT_SPINLOCKS) += -DPVQ_PARAVIRT_SPINLOCKS
+pvq-defines-$(PARAVIRT_UNFAIR_LOCKS) += -DPVQ_UNFAIR_LOCKS
 pvq-defines-$(LOCK_STATS)	+= -DPVQ_LOCK_STATS
 pvq-defines-$(LOCK_DEBUG)	+= -DPVQ_LOCK_DEBUG
 PVQ_DEFINES := $(pvq-defines-y)
@@ -57,6 +57,7 @@ PVQ_TYPES := spin_lock ticket tas
 PVQ_TYPES += $(if $(filter y,$(PARAVIRT_SPINLOCKS)),pvticket)
 PVQ_TYPES += $(if $(filter y,$(QUEUE_SPINLOCK)),qspinlock)
 PVQ_TYPES += $(if $(filter yy,$(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS)),pvqspinlock)
+PVQ_TYPES += $(if $(filter y,$(PARAVIRT_UNFAIR_LOCKS)),pvqspinlock_unfair)
 
 # Which PV objects the lock library needs.
 PVQ_PV_QSPIN := $(if $(filter yy,$(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS)),y,n)

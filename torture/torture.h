@@ -21,6 +21,9 @@
 #define PVQ_PV_QSPINLOCK
 #include "pvqspinlock.h"
 #endif
+#ifdef PVQ_UNFAIR_LOCKS
+#include "unfair.h"
+#endif
 
 /* Storage for any lock type under test. */
 union torture_lock {

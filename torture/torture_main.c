@@ -81,6 +81,10 @@ static int long_hold;
 module_param(long_hold, int, 0444);
 MODULE_PARM_DESC(long_hold, "Occasionally hold the lock this many ms (0: never)");
 
+static bool bind_writers = true;
+module_param(bind_writers, bool, 0444);
+MODULE_PARM_DESC(bind_writers, "Spread writers evenly over the online CPUs (affinity), so per-thread fairness measures the lock, not thread placement");
+
 static bool irqs_disabled;
 module_param(irqs_disabled, bool, 0444);
 MODULE_PARM_DESC(irqs_disabled, "Hold interrupts off (not only preemption) from lock to unlock");
@@ -280,10 +284,10 @@ static void torture_print_writes(const struct torture_totals *t, u64 failures)
 
 static void torture_print_params(const char *what)
 {
-	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d verbose=%d\n",
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d bind_writers=%d verbose=%d\n",
 		      what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
 		      stat_interval, shutdown_secs, long_hold, irqs_disabled,
-		      verbose);
+		      bind_writers, verbose);
 }
 
 /*
@@ -479,6 +483,18 @@ static int torture_alloc(void)
 	return 0;
 }
 
+/* The (@n mod online CPUs)-th online CPU. */
+static int torture_nth_cpu(int n)
+{
+	int cpu;
+
+	n %= num_online_cpus();
+	for_each_online_cpu(cpu)
+		if (!n--)
+			return cpu;
+	return cpumask_first(cpu_online_mask);
+}
+
 static int torture_start_threads(void)
 {
 	int i;
@@ -486,14 +502,20 @@ static int torture_start_threads(void)
 	pvq_lock_events_reset();
 	run_start_ns = local_clock();
 	for (i = 0; i < nwriters; i++) {
-		writers[i].task = kthread_run(torture_writer_fn, &writers[i],
-					      "qspinlock_torture_w%d", i);
-		if (IS_ERR(writers[i].task)) {
-			int err = PTR_ERR(writers[i].task);
+		struct task_struct *task;
 
-			writers[i].task = NULL;
-			return err;
-		}
+		task = kthread_create(torture_writer_fn, &writers[i],
+				      "qspinlock_torture_w%d", i);
+		if (IS_ERR(task))
+			return PTR_ERR(task);
+		writers[i].task = task;
+		/*
+		 * Affinity, not kthread_bind(): the scheduler may still move
+		 * a writer off a CPU that goes offline.
+		 */
+		if (bind_writers)
+			set_cpus_allowed_ptr(task, cpumask_of(torture_nth_cpu(i)));
+		wake_up_process(task);
 	}
 	control_task = kthread_run(torture_control_fn, NULL,
 				   "qspinlock_torture_ctl");

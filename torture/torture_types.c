@@ -135,6 +135,21 @@ static void pvqspin_torture_unlock(union torture_lock *l)
 #define pvqspin_torture_word	qspin_torture_word
 #endif
 
+#ifdef PVQ_UNFAIR_LOCKS
+static void unfair_torture_lock(union torture_lock *l)
+{
+	pvq_unfair_lock(&l->qspin);
+}
+
+static void unfair_torture_unlock(union torture_lock *l)
+{
+	pvq_unfair_unlock(&l->qspin);
+}
+
+#define unfair_torture_init	qspin_torture_init
+#define unfair_torture_word	qspin_torture_word
+#endif
+
 #define TORTURE_OPS(type, prefix) {					\
 	.name = type,							\
 	.init = prefix##_torture_init,						\
@@ -155,6 +170,9 @@ static const struct torture_lock_ops torture_ops[] = {
 #endif
 #ifdef PVQ_PV_QSPINLOCK
 	TORTURE_OPS("pvqspinlock", pvqspin),
+#endif
+#ifdef PVQ_UNFAIR_LOCKS
+	TORTURE_OPS("pvqspinlock_unfair", unfair),
 #endif
 };
 

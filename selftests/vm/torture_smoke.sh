@@ -7,6 +7,8 @@
 #   TYPES   space separated torture types (default: "spin_lock ticket tas qspinlock")
 #   SECS    runtime_secs per type (default: 3)
 #   MODDIR  where the .ko files are (default: $VMRUN_MODULES or /modules)
+#   FAIRNESS_TYPES  types whose Writes: line must not flag unfairness
+#           ("???": a thread did more than twice the acquisitions of another)
 #   PV_TESTS 1: also the paravirtual checks (when pvticket/pvqspinlock are
 #           among TYPES): irq-disabled use, non-zero halt/kick counters,
 #           pv_backend=none, refused backends and thresholds
@@ -134,6 +136,14 @@ check_report() {
 	*'!!!'*)
 		echo "Writes: line flags '!!!'"
 		return 1
+		;;
+	*'???'*)
+		case " ${FAIRNESS_TYPES:-} " in
+		*" $t "*)
+			echo "Writes: line flags '???' (starvation bound not kept)"
+			return 1
+			;;
+		esac
 		;;
 	esac
 	total=$(echo "$writes" | sed -n 's/.*Total: *\([0-9][0-9]*\).*/\1/p')

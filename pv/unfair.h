@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Unfair PV queued spinlock (PARAVIRT_UNFAIR_LOCKS=y): the PV qspinlock's
+ * lock word and unlock, with lock stealing and a starvation bound.
+ *
+ * A contender that finds the lock held spins trying to steal it (one
+ * cmpxchg on the locked byte whenever it is free, queue or no queue) for up
+ * to spin_threshold loops before it queues.  The queue head competes with
+ * the stealers on equal terms until it has waited starvation_bound_us; then
+ * it sets the pending bit, which stops all stealing until it has the lock.
+ * See Documentation/unfair.rst.
+ */
+#ifndef PVQ_UNFAIR_H
+#define PVQ_UNFAIR_H
+
+#include "pvqspinlock.h"
+
+/* How long a queue head tolerates stealing before it blocks it. */
+#define PVQ_STARVATION_BOUND_US_DEFAULT	50
+extern int pvq_starvation_bound_us;
+
+/* How many loops a contender spins trying to steal before it queues. */
+#define PVQ_STEAL_SPIN_DEFAULT		128
+extern int pvq_steal_spin;
+
+void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
+
+static __always_inline void pvq_unfair_init(struct pvq_qspinlock *lock)
+{
+	pvq_qspin_init(lock);
+}
+
+static __always_inline void pvq_unfair_lock(struct pvq_qspinlock *lock)
+{
+	int val = 0;
+
+	/* Acquire: the critical section cannot begin before we own the lock. */
+	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &val,
+					      PVQ_LOCKED_VAL)))
+		return;
+	pvq_unfair_lock_slowpath(lock, val);
+}
+
+/* The PV unlock: a halted queue head is kicked in either mode. */
+static __always_inline void pvq_unfair_unlock(struct pvq_qspinlock *lock)
+{
+	pvq_pvqspin_unlock(lock);
+}
+
+#endif /* PVQ_UNFAIR_H */
