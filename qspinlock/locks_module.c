@@ -17,19 +17,8 @@
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 
-#include "qspinlock.h"
+#include "pvq_locks.h"
 #include "lock_stats.h"
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-#include "pv_ops.h"
-#include "pvticket.h"
-#endif
-#if defined(PVQ_PARAVIRT_SPINLOCKS) && defined(PVQ_QUEUE_SPINLOCK)
-#define PVQ_PV_QSPINLOCK
-#include "pvqspinlock.h"
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-#include "unfair.h"
-#endif
 
 #ifdef PVQ_QUEUE_SPINLOCK
 EXPORT_SYMBOL_GPL(pvq_qspin_lock_slowpath);

@@ -9,21 +9,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-#include "ticket.h"
-#include "tas.h"
-#ifdef PVQ_QUEUE_SPINLOCK
-#include "qspinlock.h"
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-#include "pvticket.h"
-#endif
-#if defined(PVQ_PARAVIRT_SPINLOCKS) && defined(PVQ_QUEUE_SPINLOCK)
-#define PVQ_PV_QSPINLOCK
-#include "pvqspinlock.h"
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-#include "unfair.h"
-#endif
+#include "pvq_locks.h"
 
 /* Storage for any lock type under test. */
 union torture_lock {
