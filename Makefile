@@ -28,7 +28,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean check checkpatch sparse deps deps-check test run \
+.PHONY: all modules clean check checkpatch sparse docs-check deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -49,7 +49,13 @@ sparse: deps-kernel
 checkpatch: deps-source
 	scripts/run-checkpatch $(DEPS_DIR)
 
-check: sparse checkpatch
+# Every RST document must parse cleanly (tables included).
+docs-check:
+	@for f in Documentation/*.rst; do \
+		rst2html --halt=warning "$$f" >/dev/null || exit 1; \
+	done; echo "docs: Documentation/*.rst parse cleanly"
+
+check: sparse checkpatch docs-check
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
