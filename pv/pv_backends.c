@@ -14,6 +14,19 @@
 
 #include "pv_ops.h"
 
+/* What each CPU is halted on (NULL: not in wait()), for stall reports. */
+static DEFINE_PER_CPU(u8 *, pvq_halted_on);
+
+u8 *pvq_pv_halted_on(int cpu)
+{
+	return READ_ONCE(per_cpu(pvq_halted_on, cpu));
+}
+
+static void pvq_mark_halted(u8 *ptr)
+{
+	this_cpu_write(pvq_halted_on, ptr);
+}
+
 /*
  * ipi: works on any hypervisor (and under TCG).  The waiter checks *ptr with
  * interrupts disabled and halts with "sti; hlt": an interrupt posted after
@@ -26,10 +39,13 @@ static void pvq_ipi_wait(u8 *ptr, u8 val)
 	if (irqs_disabled())
 		return;
 	local_irq_disable();
-	if (READ_ONCE(*ptr) == val)
+	if (READ_ONCE(*ptr) == val) {
+		pvq_mark_halted(ptr);
 		safe_halt();		/* sti; hlt: returns with irqs on */
-	else
+		pvq_mark_halted(NULL);
+	} else {
 		local_irq_enable();
+	}
 }
 
 static void pvq_ipi_kick(int cpu)
@@ -62,10 +78,12 @@ static void pvq_kvm_wait(u8 *ptr, u8 val)
 	local_irq_save(flags);
 	if (READ_ONCE(*ptr) != val)
 		goto out;
+	pvq_mark_halted(ptr);
 	if (arch_irqs_disabled_flags(flags))
 		halt();
 	else
 		safe_halt();
+	pvq_mark_halted(NULL);
 out:
 	local_irq_restore(flags);
 }

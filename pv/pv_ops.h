@@ -51,4 +51,7 @@ static inline void pvq_pv_kick(int cpu)
  */
 int pvq_pv_select(const char *name);
 
+/* Diagnostics: the byte @cpu is halted on in wait(), or NULL. */
+u8 *pvq_pv_halted_on(int cpu);
+
 #endif /* PVQ_PV_OPS_H */

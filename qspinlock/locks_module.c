@@ -18,7 +18,11 @@
 #include <linux/seq_file.h>
 
 #include "pvq_locks.h"
+#include "pvq_diag.h"
 #include "lock_stats.h"
+#ifdef PVQ_QUEUE_SPINLOCK
+#include "qspinlock_internal.h"
+#endif
 
 #ifdef PVQ_QUEUE_SPINLOCK
 EXPORT_SYMBOL_GPL(pvq_qspin_lock_slowpath);
@@ -156,6 +160,69 @@ EXPORT_SYMBOL_GPL(pvq_lock_event_sum);
 EXPORT_SYMBOL_GPL(pvq_lock_events_reset);
 #endif
 EXPORT_SYMBOL_GPL(pvq_lock_event_names);
+
+void pvq_diag_print_qspinlock_word(const char *prefix, u32 val)
+{
+	u32 tail = val & PVQ_TAIL_MASK;
+
+	pr_alert("%slock word %#010x: locked=%u pending=%u tail=%s%d/%u\n",
+		 prefix, val, val & PVQ_LOCKED_MASK,
+		 (val & PVQ_PENDING_MASK) >> PVQ_PENDING_OFFSET,
+		 tail ? "cpu " : "none ",
+		 tail ? (int)(tail >> PVQ_TAIL_CPU_OFFSET) - 1 : 0,
+		 (tail & PVQ_TAIL_IDX_MASK) >> PVQ_TAIL_IDX_OFFSET);
+}
+EXPORT_SYMBOL_GPL(pvq_diag_print_qspinlock_word);
+
+#ifdef PVQ_QUEUE_SPINLOCK
+static void pvq_diag_print_node(const char *prefix, int cpu, int idx)
+{
+	struct pvq_mcs_node *node = per_cpu_ptr(&pvq_mcs_nodes[idx], cpu);
+
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	static const char *const states[] = { "running", "halted", "hashed" };
+	u8 state = READ_ONCE(node->state);
+
+	pr_alert("%scpu %d node %d: locked=%d next=%s%d state=%s\n", prefix,
+		 cpu, idx, READ_ONCE(node->locked),
+		 node->next ? "cpu " : "none ",
+		 node->next ? READ_ONCE(node->next->cpu) : 0,
+		 state < ARRAY_SIZE(states) ? states[state] : "?");
+#else
+	pr_alert("%scpu %d node %d: locked=%d next=%s\n", prefix, cpu, idx,
+		 READ_ONCE(node->locked), node->next ? "set" : "none");
+#endif
+}
+#endif
+
+void pvq_diag_print_queues(const char *prefix)
+{
+	int cpu, idx, used;
+
+	for_each_online_cpu(cpu) {
+#ifdef PVQ_QUEUE_SPINLOCK
+		used = READ_ONCE(per_cpu_ptr(&pvq_mcs_nodes[0], cpu)->count);
+		for (idx = 0; idx < min(used, PVQ_MAX_NODES); idx++)
+			pvq_diag_print_node(prefix, cpu, idx);
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+		if (pvq_pv_halted_on(cpu))
+			pr_alert("%scpu %d halted in pv wait\n", prefix, cpu);
+#endif
+	}
+}
+EXPORT_SYMBOL_GPL(pvq_diag_print_queues);
+
+void pvq_diag_kick_all(void)
+{
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		pvq_pv_kick(cpu);
+#endif
+}
+EXPORT_SYMBOL_GPL(pvq_diag_kick_all);
 
 static const char pvq_build_options[] =
 #ifdef PVQ_QUEUE_SPINLOCK

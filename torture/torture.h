@@ -31,6 +31,8 @@ struct torture_lock_ops {
 	void (*unlock)(union torture_lock *lock);
 	/* Raw lock word, for diagnostics. */
 	u32 (*word)(union torture_lock *lock);
+	/* The word has the queued-spinlock layout (decoded in stall reports). */
+	bool queued;
 };
 
 const struct torture_lock_ops *torture_find_ops(const char *name);

@@ -11,6 +11,7 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -25,6 +26,7 @@
 #include "torture.h"
 #include "torture_stats.h"
 #include "lock_stats.h"
+#include "pvq_diag.h"
 
 /* locktorture's prefix, "<torture_type>-torture: ", so its tooling parses us. */
 #define torture_alert(fmt, ...) \
@@ -89,6 +91,10 @@ static bool irqs_disabled;
 module_param(irqs_disabled, bool, 0444);
 MODULE_PARM_DESC(irqs_disabled, "Hold interrupts off (not only preemption) from lock to unlock");
 
+static int stall_secs = 30;
+module_param(stall_secs, int, 0444);
+MODULE_PARM_DESC(stall_secs, "Report a stall (and FAILURE) when no lock is taken for this long (0: never)");
+
 static int verbose;
 module_param(verbose, int, 0444);
 MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
@@ -100,8 +106,8 @@ MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
  */
 static char *inject_fault = "none";
 module_param(inject_fault, charp, 0444);
-MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none, or exclusion (enter every 64th critical section without the lock, for 500us)");
-static bool fault_exclusion;
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; exclusion (enter every 64th critical section without the lock, for 500us); stall (writer 0 keeps the lock until the stall watchdog fires)");
+static bool fault_exclusion, fault_stall;
 #endif
 
 /* One lock under test, on its own cache line with its checking state. */
@@ -127,6 +133,8 @@ static int nwriters;
 static struct task_struct *control_task;
 static DECLARE_COMPLETION(run_done);
 static bool run_ended;			/* writers stop acquiring */
+static bool run_stalled;		/* the stall watchdog fired */
+static atomic_t writers_running;	/* writers still in their loop */
 static bool report_printed;
 static u64 run_start_ns, run_end_ns;
 
@@ -213,6 +221,16 @@ static void torture_exit_section(unsigned long flags)
 		preempt_enable();
 }
 
+/* Fault injection: hold the lock until the stall watchdog notices. */
+static void torture_fault_stall(struct torture_writer *w)
+{
+#ifdef PVQ_TORTURE_FAULTS
+	if (fault_stall && w->id == 0 && w->acquisitions == 1000)
+		while (!READ_ONCE(run_stalled))
+			cpu_relax();
+#endif
+}
+
 static int torture_writer_fn(void *arg)
 {
 	struct torture_writer *w = arg;
@@ -233,6 +251,7 @@ static int torture_writer_fn(void *arg)
 			ops->lock(&slot->lock);
 			t1 = local_clock();
 			torture_critical_section(slot, w, 0);
+			torture_fault_stall(w);
 			ops->unlock(&slot->lock);
 		}
 		torture_exit_section(flags);
@@ -243,6 +262,7 @@ static int torture_writer_fn(void *arg)
 		torture_work(between_loops);
 		cond_resched();
 	}
+	atomic_dec(&writers_running);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
@@ -284,10 +304,10 @@ static void torture_print_writes(const struct torture_totals *t, u64 failures)
 
 static void torture_print_params(const char *what)
 {
-	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d bind_writers=%d verbose=%d\n",
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d bind_writers=%d stall_secs=%d verbose=%d\n",
 		      what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
 		      stat_interval, shutdown_secs, long_hold, irqs_disabled,
-		      bind_writers, verbose);
+		      bind_writers, stall_secs, verbose);
 }
 
 /*
@@ -336,7 +356,7 @@ static void torture_report(void)
 	jain = pvq_jain_milli(counts, nwriters);
 	elapsed_ns = max_t(u64, run_end_ns - run_start_ns, 1);
 	per_sec = mul_u64_u64_div_u64(t.total, NSEC_PER_SEC, elapsed_ns);
-	failures = t.failures + t.lost;
+	failures = t.failures + t.lost + run_stalled;
 
 	torture_print_writes(&t, failures);
 	torture_format_events(events, TORTURE_EVENTS_LEN);
@@ -355,6 +375,97 @@ out:
 	kfree(events);
 }
 
+/*
+ * The stall report: what every lock and queue looks like, which CPUs are
+ * halted.  Then a kick to every CPU, so that waiters that lost a wakeup
+ * can still leave and the run can end.  Runs in hard interrupt context (an
+ * hrtimer): with the lock deadlocked every CPU may spin with preemption
+ * off, so no thread, not even ksoftirqd, could report anything.
+ */
+static void torture_report_stall(int secs)
+{
+	char prefix[48];
+	int i;
+
+	torture_alert("STALL: no lock acquired for %d s\n", secs);
+	for (i = 0; i < nlocks; i++) {
+		u32 word = ops->word(&slots[i].lock);
+
+		snprintf(prefix, sizeof(prefix), "%s-torture: lock %d: ",
+			 torture_type, i);
+		if (ops->queued)
+			pvq_diag_print_qspinlock_word(prefix, word);
+		else
+			torture_alert("lock %d: word %#010x holder=%d\n", i,
+				      word, READ_ONCE(slots[i].holder));
+	}
+	snprintf(prefix, sizeof(prefix), "%s-torture: ", torture_type);
+	pvq_diag_print_queues(prefix);
+	WRITE_ONCE(run_stalled, true);
+	pvq_diag_kick_all();
+}
+
+static struct hrtimer stall_timer;
+static bool stall_armed;
+static u64 stall_last_total;
+static int stall_idle_secs;
+
+/* Once a second: has any lock been taken since the last look? */
+static enum hrtimer_restart torture_stall_check(struct hrtimer *timer)
+{
+	struct torture_totals t;
+
+	if (READ_ONCE(run_ended))
+		return HRTIMER_NORESTART;
+	torture_sum(&t);
+	if (t.total != stall_last_total) {
+		stall_last_total = t.total;
+		stall_idle_secs = 0;
+	} else if (++stall_idle_secs >= stall_secs) {
+		torture_report_stall(stall_idle_secs);
+		return HRTIMER_NORESTART;	/* the control thread ends the run */
+	}
+	hrtimer_forward_now(timer, ktime_set(1, 0));
+	return HRTIMER_RESTART;
+}
+
+static void torture_stall_start(void)
+{
+	if (!stall_secs)
+		return;
+	hrtimer_init(&stall_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	stall_timer.function = torture_stall_check;
+	hrtimer_start(&stall_timer, ktime_set(1, 0), HRTIMER_MODE_REL_HARD);
+	stall_armed = true;
+}
+
+static void torture_stall_stop(void)
+{
+	if (stall_armed)
+		hrtimer_cancel(&stall_timer);
+	stall_armed = false;
+}
+
+/*
+ * Wait up to @secs for the writers to leave their loops.  After a stall
+ * some may never do (a deadlocked lock): then they cannot be stopped, and
+ * the module pins itself so that it is never unloaded under them.
+ */
+static bool torture_writers_quiesce(int secs)
+{
+	int waited;
+
+	for (waited = 0; waited < secs * 10; waited++) {
+		if (!atomic_read(&writers_running))
+			return true;
+		schedule_timeout_interruptible(HZ / 10);
+	}
+	torture_alert("%d writers stuck in the lock: cannot stop them; the module stays loaded\n",
+		      atomic_read(&writers_running));
+	__module_get(THIS_MODULE);
+	return false;
+}
+
 /* Stop the writers, then print the final report (once). */
 static void torture_end_run(void)
 {
@@ -364,12 +475,15 @@ static void torture_end_run(void)
 		return;
 	WRITE_ONCE(run_ended, true);
 	run_end_ns = local_clock();
-	for (i = 0; i < nwriters; i++)
-		if (writers[i].task)
-			kthread_stop(writers[i].task);
+	torture_stall_stop();
+	if (torture_writers_quiesce(10))
+		for (i = 0; i < nwriters; i++)
+			if (writers[i].task)
+				kthread_stop(writers[i].task);
 	torture_report();
 	report_printed = true;
 }
+
 
 /* Periodic statistics, and the end of a time-bounded run. */
 static int torture_control_fn(void *unused)
@@ -388,8 +502,10 @@ static int torture_control_fn(void *unused)
 			torture_print_writes(&t, t.failures);
 			next_stat += stat_interval;
 		}
+		if (READ_ONCE(run_stalled))
+			break;
 	}
-	if (limit && !kthread_should_stop()) {
+	if ((limit || run_stalled) && !kthread_should_stop()) {
 		torture_end_run();
 		complete(&run_done);
 		if (shutdown_secs) {
@@ -415,8 +531,9 @@ static int torture_check_faults(void)
 {
 #ifdef PVQ_TORTURE_FAULTS
 	fault_exclusion = !strcmp(inject_fault, "exclusion");
-	if (!fault_exclusion && strcmp(inject_fault, "none")) {
-		torture_err("unknown inject_fault '%s'; valid: none exclusion\n",
+	fault_stall = !strcmp(inject_fault, "stall");
+	if (!fault_exclusion && !fault_stall && strcmp(inject_fault, "none")) {
+		torture_err("unknown inject_fault '%s'; valid: none exclusion stall\n",
 			    inject_fault);
 		return -EINVAL;
 	}
@@ -450,6 +567,8 @@ static int torture_check_params(void)
 				   TORTURE_MAX_SECS);
 	err |= torture_check_range("long_hold", long_hold, 0, 1000);
 	err |= torture_check_range("verbose", verbose, 0, 2);
+	err |= torture_check_range("stall_secs", stall_secs, 0,
+				   TORTURE_MAX_SECS);
 	err |= torture_check_faults();
 	return err ? -EINVAL : 0;
 }
@@ -497,13 +616,10 @@ static int torture_nth_cpu(int n)
 
 static int torture_start_threads(void)
 {
+	struct task_struct *task;
 	int i;
 
-	pvq_lock_events_reset();
-	run_start_ns = local_clock();
 	for (i = 0; i < nwriters; i++) {
-		struct task_struct *task;
-
 		task = kthread_create(torture_writer_fn, &writers[i],
 				      "qspinlock_torture_w%d", i);
 		if (IS_ERR(task))
@@ -515,16 +631,24 @@ static int torture_start_threads(void)
 		 */
 		if (bind_writers)
 			set_cpus_allowed_ptr(task, cpumask_of(torture_nth_cpu(i)));
-		wake_up_process(task);
 	}
-	control_task = kthread_run(torture_control_fn, NULL,
-				   "qspinlock_torture_ctl");
-	if (IS_ERR(control_task)) {
-		int err = PTR_ERR(control_task);
+	task = kthread_create(torture_control_fn, NULL, "qspinlock_torture_ctl");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	control_task = task;
 
-		control_task = NULL;
-		return err;
+	/*
+	 * The watchdog first: once a deadlocked lock has every CPU spinning
+	 * with preemption off, this thread would never run again.
+	 */
+	torture_stall_start();
+	pvq_lock_events_reset();
+	run_start_ns = local_clock();
+	for (i = 0; i < nwriters; i++) {
+		atomic_inc(&writers_running);
+		wake_up_process(writers[i].task);
 	}
+	wake_up_process(control_task);
 	return 0;
 }
 

@@ -150,29 +150,30 @@ static void unfair_torture_unlock(union torture_lock *l)
 #define unfair_torture_word	qspin_torture_word
 #endif
 
-#define TORTURE_OPS(type, prefix) {					\
+#define TORTURE_OPS(type, prefix, is_queued) {				\
 	.name = type,							\
-	.init = prefix##_torture_init,						\
+	.init = prefix##_torture_init,					\
 	.lock = prefix##_torture_lock,					\
-	.unlock = prefix##_torture_unlock,					\
-	.word = prefix##_torture_word,						\
+	.unlock = prefix##_torture_unlock,				\
+	.word = prefix##_torture_word,					\
+	.queued = is_queued,						\
 }
 
 static const struct torture_lock_ops torture_ops[] = {
-	TORTURE_OPS("spin_lock", spin),
-	TORTURE_OPS("ticket", ticket),
-	TORTURE_OPS("tas", tas),
+	TORTURE_OPS("spin_lock", spin, true),
+	TORTURE_OPS("ticket", ticket, false),
+	TORTURE_OPS("tas", tas, false),
 #ifdef PVQ_PARAVIRT_SPINLOCKS
-	TORTURE_OPS("pvticket", pvticket),
+	TORTURE_OPS("pvticket", pvticket, false),
 #endif
 #ifdef PVQ_QUEUE_SPINLOCK
-	TORTURE_OPS("qspinlock", qspin),
+	TORTURE_OPS("qspinlock", qspin, true),
 #endif
 #ifdef PVQ_PV_QSPINLOCK
-	TORTURE_OPS("pvqspinlock", pvqspin),
+	TORTURE_OPS("pvqspinlock", pvqspin, true),
 #endif
 #ifdef PVQ_UNFAIR_LOCKS
-	TORTURE_OPS("pvqspinlock_unfair", unfair),
+	TORTURE_OPS("pvqspinlock_unfair", unfair, true),
 #endif
 };
 

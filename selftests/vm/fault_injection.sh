@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Prove that qspinlock_torture's detectors work: with a fault-injection
-# build (make TORTURE_FAULTS=y), inject_fault=exclusion lets every 64th
-# critical section run without the lock, and each torture type must then
-# report FAILURE (exclusion failures or lost updates) instead of SUCCESS.
+# Prove that qspinlock_torture's detectors work, with a fault-injection
+# build (make TORTURE_FAULTS=y):
+#  - inject_fault=exclusion lets every 64th critical section run without
+#    the lock: each torture type must report FAILURE (exclusion failures or
+#    lost updates) instead of SUCCESS;
+#  - inject_fault=stall makes one writer keep the lock: the stall watchdog
+#    must report STALL with the lock word, and FAILURE, within stall_secs.
 #
 # Host side: boots one guest at 2x overcommit and prints TAP.
 
@@ -40,30 +43,49 @@ outdir=$ROOT/out/fault-injection
 mkdir -p "$outdir"
 console=$outdir/console.log
 runs=()
+stall_secs=3
 for t in $types; do
 	runs+=(--run "torture_type=$t runtime_secs=$secs stat_interval=0 inject_fault=exclusion")
+done
+for t in $types; do
+	runs+=(--run "torture_type=$t runtime_secs=60 stall_secs=$stall_secs stat_interval=0 inject_fault=stall")
 done
 
 # vmrun must fail here (the runs report FAILURE); what matters is each verdict.
 "$ROOT/tools/vmrun" --modules "$modules" --vcpus "$vcpus" --host-cpus "$host_cpus" \
-	--timeout $((120 + ${#runs[@]} / 2 * (secs + 30))) --quiet \
+	--timeout $((120 + ${#runs[@]} / 2 * (secs + stall_secs + 30))) --quiet \
 	--outdir "$outdir" --console "$console" "${runs[@]}"
 vmrun_rc=$?
 
 echo "TAP version 13"
 n=0
 set -- $types
-echo "1..$(($# + 1))"
+echo "1..$((2 * $# + 1))"
 fail=0
 for t in $types; do
 	n=$((n + 1))
-	summary=$(grep -a "$t-torture: summary:" "$console" | tail -n 1)
+	summary=$(grep -a "$t-torture: summary:" "$console" | head -n 1)
 	if grep -aq "$t-torture: --- End of test: FAILURE" "$console" &&
 	   [[ $summary =~ result=FAILURE ]] &&
 	   ! [[ $summary =~ fail=0\ lost=0 ]]; then
-		echo "ok $n fault exclusion detected: $t (${summary##*fail=})"
+		counts=$(grep -oE 'fail=[0-9]+ lost=[0-9]+' <<<"$summary")
+		echo "ok $n fault exclusion detected: $t ($counts)"
 	else
 		echo "not ok $n fault exclusion detected: $t # no FAILURE report"
+		fail=1
+	fi
+done
+# The second run of each type is the stall run: its report must show the
+# watchdog's STALL line, the lock word, and FAILURE.
+for t in $types; do
+	n=$((n + 1))
+	log=$(sed -n "/$t-torture: FAULT INJECTION BUILD: inject_fault=stall/,/$t-torture: --- End of test/p" "$console")
+	if grep -aq "$t-torture: STALL: no lock acquired" <<<"$log" &&
+	   grep -aqE "$t-torture: lock 0: (lock )?word" <<<"$log" &&
+	   grep -aq "$t-torture: --- End of test: FAILURE" <<<"$log"; then
+		echo "ok $n stall detected: $t"
+	else
+		echo "not ok $n stall detected: $t # no STALL report with lock word and FAILURE"
 		fail=1
 	fi
 done
