@@ -20,6 +20,7 @@
 #include "pvq_locks.h"
 #include "pvq_diag.h"
 #include "lock_stats.h"
+#include "qspinlock_types.h"
 #ifdef PVQ_QUEUE_SPINLOCK
 #include "qspinlock_internal.h"
 #endif
@@ -193,22 +194,39 @@ static void pvq_diag_print_node(const char *prefix, int cpu, int idx)
 		 READ_ONCE(node->locked), node->next ? "set" : "none");
 #endif
 }
+
+static void pvq_diag_print_nodes(const char *prefix, int cpu)
+{
+	int idx, used = READ_ONCE(per_cpu_ptr(&pvq_mcs_nodes[0], cpu)->count);
+
+	for (idx = 0; idx < min(used, PVQ_MAX_NODES); idx++)
+		pvq_diag_print_node(prefix, cpu, idx);
+}
+#else
+static void pvq_diag_print_nodes(const char *prefix, int cpu)
+{
+}
+#endif
+
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+static void pvq_diag_print_halted(const char *prefix, int cpu)
+{
+	if (pvq_pv_halted_on(cpu))
+		pr_alert("%scpu %d halted in pv wait\n", prefix, cpu);
+}
+#else
+static void pvq_diag_print_halted(const char *prefix, int cpu)
+{
+}
 #endif
 
 void pvq_diag_print_queues(const char *prefix)
 {
-	int cpu, idx, used;
+	int cpu;
 
 	for_each_online_cpu(cpu) {
-#ifdef PVQ_QUEUE_SPINLOCK
-		used = READ_ONCE(per_cpu_ptr(&pvq_mcs_nodes[0], cpu)->count);
-		for (idx = 0; idx < min(used, PVQ_MAX_NODES); idx++)
-			pvq_diag_print_node(prefix, cpu, idx);
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-		if (pvq_pv_halted_on(cpu))
-			pr_alert("%scpu %d halted in pv wait\n", prefix, cpu);
-#endif
+		pvq_diag_print_nodes(prefix, cpu);
+		pvq_diag_print_halted(prefix, cpu);
 	}
 }
 EXPORT_SYMBOL_GPL(pvq_diag_print_queues);

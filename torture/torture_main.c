@@ -484,7 +484,6 @@ static void torture_end_run(void)
 	report_printed = true;
 }
 
-
 /* Periodic statistics, and the end of a time-bounded run. */
 static int torture_control_fn(void *unused)
 {
