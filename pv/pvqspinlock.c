@@ -153,7 +153,9 @@ static struct pvq_mcs_node *pvq_unhash(struct pvq_qspinlock *lock)
 void pvq_pv_init_node(struct pvq_mcs_node *node)
 {
 	node->cpu = smp_processor_id();
-	node->state = PVQ_VCPU_RUNNING;
+	/* A late successor of this node's last use may still read it. */
+	WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
+	node->pred_hashed = 0;
 }
 
 bool pvq_pv_trylock_steal(struct pvq_qspinlock *lock)
@@ -225,6 +227,11 @@ void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev)
 void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 {
 	/*
+	 * Before the state says HASHED: the successor reads the flag after
+	 * the state, and must not hash itself while our entry exists.
+	 */
+	WRITE_ONCE(node->pred_hashed, 1);
+	/*
 	 * Full barrier: the hand-over store to ->locked (done by the caller)
 	 * is visible before we read the successor's state; see
 	 * pvq_pv_wait_node().  A successor that is not halted will see
@@ -232,8 +239,10 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 	 */
 	smp_mb__before_atomic();
 	if (cmpxchg_relaxed(&node->state, PVQ_VCPU_HALTED, PVQ_VCPU_HASHED)
-	    != PVQ_VCPU_HALTED)
+	    != PVQ_VCPU_HALTED) {
+		WRITE_ONCE(node->pred_hashed, 0);
 		return;
+	}
 
 	/*
 	 * It is halted: rather than wake it now only to spin behind us, let
@@ -311,10 +320,9 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
 
 /*
  * Queue head, PV: take the lock, halting while that takes long.
- * @pred_hashed tracks the hash entry that pvq_pv_kick_node() may have made
- * for us: until we have seen the slow value it set, and then seen it go
- * (the unlocker consumed the entry), we must not hash ourselves, or the
- * table would hold two entries for one lock.
+ * ->pred_hashed says that pvq_pv_kick_node() made a hash entry for us:
+ * until the unlock that consumes it clears the flag, we must not hash
+ * ourselves, or the table would hold two entries for one lock.
  *
  * Fair mode blocks stealing while it spins and lets stealers in while it
  * halts.  Unfair mode lets them in until it has waited the starvation bound,
@@ -324,8 +332,7 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 					 struct pvq_mcs_node *node,
 					 const bool unfair)
 {
-	bool pred_hashed = READ_ONCE(node->state) == PVQ_VCPU_HASHED;
-	bool seen_slow = false, halted = false, block = !unfair;
+	bool halted = false, block = !unfair;
 	u64 block_at = unfair ? pvq_unfair_deadline() : 0;
 	u8 locked;
 
@@ -337,15 +344,14 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 		if (!unfair)
 			WRITE_ONCE(lock->pending, 0);
 
+		/*
+		 * Read barrier: pvq_pv_kick_node() set ->pred_hashed before
+		 * the HASHED state that wait_node saw.  It stays set until the
+		 * unlock that consumes its entry.
+		 */
+		smp_rmb();
 		locked = READ_ONCE(lock->locked);
-		if (pred_hashed) {
-			/* Its entry is consumed once the slow value is gone. */
-			if (locked == PVQ_SLOW_VAL)
-				seen_slow = true;
-			else if (seen_slow)
-				pred_hashed = false;
-		}
-		if (!pred_hashed && locked != PVQ_SLOW_VAL) {
+		if (!READ_ONCE(node->pred_hashed) && locked != PVQ_SLOW_VAL) {
 			if (!pvq_hash(lock, node))
 				continue;	/* cannot halt safely: spin */
 			/*
@@ -432,6 +438,8 @@ void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 		return;
 	}
 	cpu = node->cpu;
+	/* Its entry is gone: the head may hash itself again. */
+	WRITE_ONCE(node->pred_hashed, 0);
 
 	/*
 	 * Release: the critical section is visible before the lock is free.

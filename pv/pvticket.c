@@ -35,17 +35,34 @@ static bool pvq_ticket_served(struct pvq_pvticketlock *lock, u16 want)
 	return smp_load_acquire(&lock->tickets.head) == want;
 }
 
+/* Replace the record; pairs with the smp_rmb() in pvq_ticket_kick(). */
+static void pvq_ticket_record(struct pvq_ticket_waiter *w,
+			      struct pvq_pvticketlock *lock, u16 want)
+{
+	WRITE_ONCE(w->lock, NULL);
+	/* No unlocker matches the old ->lock with the new ->want... */
+	smp_wmb();
+	WRITE_ONCE(w->want, want);
+	/* ...nor the new ->lock with the old ->want. */
+	smp_wmb();
+	WRITE_ONCE(w->lock, lock);
+}
+
 /* Halt until the head moves, if it is still not our ticket. */
 static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
 {
 	struct pvq_ticket_waiter *w = this_cpu_ptr(&pvq_ticket_waiters);
+	/*
+	 * We may be an interrupt handler that arrived between another
+	 * wait's record and its halt: put that record back when done, or
+	 * the unlock that serves it would find nobody to kick.
+	 */
+	struct pvq_pvticketlock *outer_lock = READ_ONCE(w->lock);
+	u16 outer_want = READ_ONCE(w->want);
 	u64 start;
 	u16 head;
 
-	WRITE_ONCE(w->want, want);
-	/* The record is complete before it can be matched on ->lock. */
-	smp_wmb();
-	WRITE_ONCE(w->lock, lock);
+	pvq_ticket_record(w, lock, want);
 	cpumask_set_cpu(smp_processor_id(), &pvq_ticket_waiting_cpus);
 
 	/*
@@ -64,8 +81,32 @@ static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
 		pvq_stat_add(PVQ_EV_time_blocked_ns, pvq_stat_clock() - start);
 	}
 
-	cpumask_clear_cpu(smp_processor_id(), &pvq_ticket_waiting_cpus);
-	WRITE_ONCE(w->lock, NULL);
+	pvq_ticket_record(w, outer_lock, outer_want);
+	if (outer_lock) {
+		cpumask_set_cpu(smp_processor_id(), &pvq_ticket_waiting_cpus);
+		/* Full barrier: the record is back before it re-checks. */
+		smp_mb__after_atomic();
+	} else {
+		cpumask_clear_cpu(smp_processor_id(),
+				  &pvq_ticket_waiting_cpus);
+	}
+}
+
+/*
+ * We own the lock: if nobody took a ticket after ours, nobody waits, and
+ * the flag can go.  Done here, not at unlock, where the lock may already
+ * be gone.  A contender that gets a ticket meanwhile makes it fail.
+ */
+static void pvq_ticket_clear_flag(struct pvq_pvticketlock *lock, u16 want)
+{
+	u32 slow = (u32)((u16)(want + PVQ_PVTICKET_INC) |
+			 PVQ_PVTICKET_SLOW_FLAG) << PVQ_TICKET_TAIL_SHIFT |
+		   want;
+
+	if (atomic_read(&lock->tickets.val) == (int)slow)
+		atomic_cmpxchg_relaxed(&lock->tickets.val, slow,
+				       slow & ~(PVQ_PVTICKET_SLOW_FLAG <<
+						PVQ_TICKET_TAIL_SHIFT));
 }
 
 void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
@@ -85,6 +126,7 @@ void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
 out:
 	if (halted)
 		pvq_stat_inc(taken_slow);
+	pvq_ticket_clear_flag(lock, want);
 }
 
 /* Kick the CPU waiting for ticket @want of @lock, if any. */
@@ -109,26 +151,16 @@ static void pvq_ticket_kick(struct pvq_pvticketlock *lock, u16 want)
 
 /*
  * @old: the lock word just before our unlock.  We no longer own the lock,
- * but a waiter holds a ticket, so the lock cannot go away under us.
+ * and whoever takes it next may free it: compare its address, never touch
+ * its memory.
  */
 void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u32 old)
 {
 	u16 head = pvq_ticket_head(old) + PVQ_PVTICKET_INC;
 	u16 tail = pvq_ticket_tail(old) & ~PVQ_PVTICKET_SLOW_FLAG;
-	u32 cur = old & ~0xffffU;
 
 	pvq_stat_inc(released_slow);
-	if (head != tail) {
+	/* Free now: the lock must not be touched (pvq_ticket_clear_flag()). */
+	if (head != tail)
 		pvq_ticket_kick(lock, head);
-		return;
-	}
-	/*
-	 * Nobody holds a ticket past ours: clear the flag, unless a new
-	 * contender got in meanwhile (the cmpxchg then fails, and the flag
-	 * stays for the next unlock to handle).
-	 */
-	cur |= head;
-	atomic_cmpxchg_relaxed(&lock->tickets.val, cur,
-			       cur & ~(PVQ_PVTICKET_SLOW_FLAG <<
-				       PVQ_TICKET_TAIL_SHIFT));
 }

@@ -23,6 +23,7 @@ struct pvq_mcs_node {
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 	int cpu;			/* owner, for the kick */
 	u8 state;			/* enum pvq_vcpu_state */
+	u8 pred_hashed;			/* hashed by the previous owner */
 #endif
 };
 

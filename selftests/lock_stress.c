@@ -12,6 +12,12 @@
  * wait latency (p50/p99/max) are reported, not asserted: they depend on the
  * machine's load.
  *
+ * The PV locks run twice: with the futex backend and a small spin
+ * threshold, where they must really halt and kick (a PV lock that never
+ * parked, or was never kicked, fails), and with the "none" backend, where
+ * they only spin.  Overcommit is where halting pays: a parked waiter gives
+ * its core to the thread that holds the lock.
+ *
  * Built with -DPVQ_STRESS_BREAK=1 (only by "make break-check"), the tas
  * type is replaced by a lock that sometimes skips acquiring, and this
  * program must fail.
@@ -35,6 +41,18 @@
 #ifdef PVQ_QUEUE_SPINLOCK
 #include "qspinlock.h"
 #endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+#include "pv_futex.h"
+#include "pv_ops.h"
+#include "pvticket.h"
+#ifdef PVQ_QUEUE_SPINLOCK
+#define STRESS_PVQSPIN	1
+#include "pvqspinlock.h"
+#endif
+#endif
+#ifdef PVQ_UNFAIR_LOCKS
+#include "unfair.h"
+#endif
 #include "lock_stats.h"
 #include "torture_stats.h"
 
@@ -49,16 +67,23 @@
 #define DEFAULT_DURATION_MS	500
 #define DEFAULT_THREADS		4
 
-/* A race report is a failure: stop at the first one (exit status 66). */
+/*
+ * A race report is a failure: stop at the first one (exit status 66).
+ * Threads stuck on a broken lock are reported by the watchdog, which then
+ * exits with them still running: not a leak worth a second report.
+ */
 const char *__tsan_default_options(void)
 {
-	return "halt_on_error=1";
+	return "halt_on_error=1 report_thread_leaks=0";
 }
+
 #else
 #define DEFAULT_DURATION_MS	1000
 #define DEFAULT_THREADS		8
 #endif
 #define DEFAULT_PIN_CPUS	2
+/* Spin loops before a PV waiter halts: small, so that halting is common. */
+#define DEFAULT_SPIN_THRESHOLD	(1 << 8)
 /* How long after the end of the run threads may take to stop. */
 #define WATCHDOG_MS		20000
 
@@ -68,6 +93,7 @@ struct stress_type {
 	void (*lock)(void *lock);
 	void (*unlock)(void *lock);
 	bool (*is_locked)(void *lock);
+	const char *pv;		/* PV backend, NULL for the native locks */
 };
 
 static void ticket_init(void *l) { pvq_ticket_init(l); }
@@ -85,6 +111,25 @@ static void qspin_init(void *l) { pvq_qspin_init(l); }
 static void qspin_lock(void *l) { pvq_qspin_lock(l); }
 static void qspin_unlock(void *l) { pvq_qspin_unlock(l); }
 static bool qspin_is_locked(void *l) { return pvq_qspin_is_locked(l); }
+#endif
+
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+static void pvticket_init(void *l) { pvq_pvticket_init(l); }
+static void pvticket_lock(void *l) { pvq_pvticket_lock(l); }
+static void pvticket_unlock(void *l) { pvq_pvticket_unlock(l); }
+static bool pvticket_is_locked(void *l) { return pvq_pvticket_is_locked(l); }
+#endif
+
+#ifdef STRESS_PVQSPIN
+static void pvqspin_init(void *l) { pvq_pvqspin_init(l); }
+static void pvqspin_lock(void *l) { pvq_pvqspin_lock(l); }
+static void pvqspin_unlock(void *l) { pvq_pvqspin_unlock(l); }
+#endif
+
+#ifdef PVQ_UNFAIR_LOCKS
+static void unfair_init(void *l) { pvq_unfair_init(l); }
+static void unfair_lock(void *l) { pvq_unfair_lock(l); }
+static void unfair_unlock(void *l) { pvq_unfair_unlock(l); }
 #endif
 
 #if PVQ_STRESS_BREAK
@@ -115,14 +160,36 @@ static void broken_unlock(void *l)
 #endif
 
 static const struct stress_type types[] = {
-	{ "ticket", ticket_init, ticket_lock, ticket_unlock, ticket_is_locked },
+	{ "ticket", ticket_init, ticket_lock, ticket_unlock, ticket_is_locked,
+	  NULL },
 #if PVQ_STRESS_BREAK
-	{ "tas", tas_init, broken_lock, broken_unlock, tas_is_locked },
+	{ "tas", tas_init, broken_lock, broken_unlock, tas_is_locked, NULL },
 #else
-	{ "tas", tas_init, tas_lock, tas_unlock, tas_is_locked },
+	{ "tas", tas_init, tas_lock, tas_unlock, tas_is_locked, NULL },
 #endif
 #ifdef PVQ_QUEUE_SPINLOCK
-	{ "qspinlock", qspin_init, qspin_lock, qspin_unlock, qspin_is_locked },
+	{ "qspinlock", qspin_init, qspin_lock, qspin_unlock, qspin_is_locked,
+	  NULL },
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	{ "pvticket", pvticket_init, pvticket_lock, pvticket_unlock,
+	  pvticket_is_locked, "futex" },
+#endif
+#ifdef STRESS_PVQSPIN
+	{ "pvqspinlock", pvqspin_init, pvqspin_lock, pvqspin_unlock,
+	  qspin_is_locked, "futex" },
+#endif
+#ifdef PVQ_UNFAIR_LOCKS
+	{ "pvqspinlock_unfair", unfair_init, unfair_lock, unfair_unlock,
+	  qspin_is_locked, "futex" },
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	{ "pvticket-none", pvticket_init, pvticket_lock, pvticket_unlock,
+	  pvticket_is_locked, "none" },
+#endif
+#ifdef STRESS_PVQSPIN
+	{ "pvqspinlock-none", pvqspin_init, pvqspin_lock, pvqspin_unlock,
+	  qspin_is_locked, "none" },
 #endif
 };
 
@@ -132,6 +199,9 @@ static union {
 	struct pvq_taslock tas;
 #ifdef PVQ_QUEUE_SPINLOCK
 	struct pvq_qspinlock qspin;
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	struct pvq_pvticketlock pvticket;
 #endif
 } stress_lock __aligned(SHIM_CACHELINE);
 
@@ -161,11 +231,17 @@ static struct {
 	unsigned int pin_cpus;		/* 0: do not pin */
 	cpu_set_t pin_set;
 	bool pinned;
+	int spin_threshold;		/* for the PV locks */
 } cfg = {
 	.threads = DEFAULT_THREADS,
 	.duration_ms = DEFAULT_DURATION_MS,
 	.pin_cpus = DEFAULT_PIN_CPUS,
+	.spin_threshold = DEFAULT_SPIN_THRESHOLD,
 };
+
+/* Acquisitions per second of each type run, for the summary. */
+static u64 throughput[ARRAY_SIZE(types)];
+static bool type_ran[ARRAY_SIZE(types)];
 
 static pthread_barrier_t start_barrier;
 static int stop;
@@ -276,18 +352,88 @@ static bool wait_finished(unsigned int limit_ms)
 	return true;
 }
 
+/* The lock events, a few per line: the list is long. */
 static void print_lock_events(void)
 {
 #ifdef PVQ_LOCK_STATS
-	char line[256];
+	const int per_line = 6;
+	char line[512];
 	int len = 0, ev;
 
-	for (ev = 0; ev < PVQ_NR_LOCK_EVENTS; ev++)
+	for (ev = 0; ev < PVQ_NR_LOCK_EVENTS; ev++) {
 		len += snprintf(line + len, sizeof(line) - len, " %s=%lu",
 				pvq_lock_event_names[ev],
 				pvq_lock_event_sum(ev));
-	ksft_print_msg("%s events:%s\n", cfg.type->name, line);
+		if (ev % per_line == per_line - 1 ||
+		    ev == PVQ_NR_LOCK_EVENTS - 1) {
+			ksft_print_msg("%s events:%s\n", cfg.type->name, line);
+			len = 0;
+		}
+	}
 #endif
+}
+
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+/* Choose the type's backend and threshold, and zero its counters. */
+static void pv_setup(const struct stress_type *type)
+{
+	if (!type->pv)
+		return;
+	if (pvq_pv_select(type->pv))
+		ksft_exit_fail_msg("no PV backend %s\n", type->pv);
+	pvq_spin_threshold = cfg.spin_threshold;
+	pvq_futex_reset();
+}
+
+/*
+ * Report what the backend saw.  With the futex backend the lock must have
+ * parked and kicked: at this overcommit and threshold a PV lock that never
+ * does is not halting at all.  With none it must at least have tried.
+ */
+static bool pv_check(const struct stress_type *type)
+{
+	unsigned long waits = 0, parks = 0, kicks = 0;
+	unsigned int i;
+
+	if (!type->pv)
+		return true;
+	for (i = 0; i < cfg.threads; i++) {
+		waits += pvq_futex_waits(i);
+		parks += pvq_futex_parks(i);
+		kicks += pvq_futex_kicks(i);
+	}
+	ksft_print_msg("%s: backend %s, spin threshold %d: %lu waits, %lu parks, %lu kicks\n",
+		       type->name, type->pv, cfg.spin_threshold, waits, parks,
+		       kicks);
+	if (!strcmp(type->pv, "futex") && (!parks || !kicks)) {
+		ksft_print_msg("%s: never %s\n", type->name,
+			       parks ? "kicked" : "parked");
+		return false;
+	}
+	if (!strcmp(type->pv, "none") && !waits) {
+		ksft_print_msg("%s: never reached pv_wait()\n", type->name);
+		return false;
+	}
+	return true;
+}
+#else
+static void pv_setup(const struct stress_type *type)
+{
+}
+
+static bool pv_check(const struct stress_type *type)
+{
+	return true;
+}
+#endif
+
+/* What pv_check() held the type to, for its result line. */
+static const char *pv_claim(const struct stress_type *type)
+{
+	if (!type->pv)
+		return "";
+	return strcmp(type->pv, "none") ? ", halts and kicks" :
+					  ", reaches pv_wait()";
 }
 
 /* Run one type; true if it kept mutual exclusion. */
@@ -308,6 +454,7 @@ static bool run_type(const struct stress_type *type, struct worker *workers)
 	stop = 0;
 	finished = 0;
 	pvq_lock_events_reset();
+	pv_setup(type);
 	memset(workers, 0, cfg.threads * sizeof(*workers));
 	pthread_barrier_init(&start_barrier, NULL, cfg.threads + 1);
 
@@ -365,15 +512,33 @@ static bool run_type(const struct stress_type *type, struct worker *workers)
 		       (long long)(total - shared.counter));
 	ksft_print_msg("%s: lock %s at the end, %lu LOCK_DEBUG warnings\n",
 		       type->name, locked ? "HELD" : "free", warnings);
-	if (!strcmp(type->name, "qspinlock"))
+	if (strstr(type->name, "qspinlock") || type->pv)
 		print_lock_events();
 	free(all);
+	throughput[type - types] = total * 1000 / (elapsed_ms ? elapsed_ms : 1);
+	type_ran[type - types] = true;
 
 	ok = !violations && shared.counter == total && !locked && !warnings &&
 	     total;
-	ksft_test_result(ok, "%s: mutual exclusion, no lost updates\n",
-			 type->name);
+	ok &= pv_check(type);
+	ksft_test_result(ok, "%s: mutual exclusion, no lost updates%s\n",
+			 type->name, pv_claim(type));
 	return ok;
+}
+
+static void print_throughput(void)
+{
+	char line[256];
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (type_ran[i] && len < (int)sizeof(line))
+			len += snprintf(line + len, sizeof(line) - len,
+					" %s %llu", types[i].name,
+					throughput[i]);
+	ksft_print_msg("throughput (acquisitions/s, %u threads):%s\n",
+		       cfg.threads, line);
 }
 
 static void print_usage(const char *prog)
@@ -381,13 +546,14 @@ static void print_usage(const char *prog)
 	unsigned int i;
 
 	fprintf(stderr,
-		"usage: %s [-t threads] [-d ms | -n iterations] [-c cpus] [-T type]\n"
+		"usage: %s [-t threads] [-d ms | -n iterations] [-c cpus] [-s loops] [-T type]\n"
 		"  -t  threads, each its own CPU (default %d, max %d)\n"
 		"  -d  run each type for this many ms (default %d)\n"
 		"  -n  instead, this many acquisitions per thread\n"
 		"  -c  pin all threads to this many cpus, 0: no pinning (default %d)\n"
+		"  -s  PV spin threshold: loops before halting (default %d)\n"
 		"  -T  only this type:", prog, DEFAULT_THREADS, SHIM_NR_CPUS,
-		DEFAULT_DURATION_MS, DEFAULT_PIN_CPUS);
+		DEFAULT_DURATION_MS, DEFAULT_PIN_CPUS, DEFAULT_SPIN_THRESHOLD);
 	for (i = 0; i < ARRAY_SIZE(types); i++)
 		fprintf(stderr, " %s", types[i].name);
 	fputc('\n', stderr);
@@ -401,7 +567,7 @@ int main(int argc, char **argv)
 	unsigned int i, planned = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:d:n:c:T:h")) != -1) {
+	while ((opt = getopt(argc, argv, "t:d:n:c:s:T:h")) != -1) {
 		switch (opt) {
 		case 't':
 			cfg.threads = strtoul(optarg, NULL, 0);
@@ -415,6 +581,9 @@ int main(int argc, char **argv)
 		case 'c':
 			cfg.pin_cpus = strtoul(optarg, NULL, 0);
 			break;
+		case 's':
+			cfg.spin_threshold = strtol(optarg, NULL, 0);
+			break;
 		case 'T':
 			only = optarg;
 			break;
@@ -422,7 +591,8 @@ int main(int argc, char **argv)
 			print_usage(argv[0]);
 		}
 	}
-	if (!cfg.threads || cfg.threads > SHIM_NR_CPUS)
+	if (!cfg.threads || cfg.threads > SHIM_NR_CPUS ||
+	    cfg.spin_threshold < 0)
 		print_usage(argv[0]);
 	for (i = 0; i < ARRAY_SIZE(types); i++)
 		planned += !only || !strcmp(only, types[i].name);
@@ -436,6 +606,10 @@ int main(int argc, char **argv)
 	ksft_print_msg("PVQ_STRESS_BREAK: tas is broken on purpose, this run must FAIL\n");
 #endif
 	setup_pinning();
+#ifdef STRESS_PVQSPIN
+	if (pvq_pv_hash_init())
+		ksft_exit_fail_msg("pvq_pv_hash_init failed\n");
+#endif
 	workers = aligned_alloc(SHIM_CACHELINE,
 				cfg.threads * sizeof(struct worker));
 	if (!workers)
@@ -443,7 +617,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(types); i++)
 		if (!only || !strcmp(only, types[i].name))
 			run_type(&types[i], workers);
+	print_throughput();
 	free(workers);
+#ifdef STRESS_PVQSPIN
+	pvq_pv_hash_exit();
+#endif
 	ksft_finished();
 	return KSFT_FAIL;
 }

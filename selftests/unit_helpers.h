@@ -24,7 +24,9 @@
 
 #include "shim.h"
 
+#ifndef UNIT_TIMEOUT_MS
 #define UNIT_TIMEOUT_MS	5000
+#endif
 /* How long "X does not happen" is watched for. */
 #define UNIT_QUIET_MS	50
 

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
 
 #include "shim.h"
 
@@ -45,6 +48,17 @@ void shim_warn(const char *file, int line, const char *func)
 	fflush(stdout);
 	fprintf(stderr, "shim: WARNING: CPU: %d at %s:%d %s()\n",
 		shim_this_cpu, file, line, func);
+}
+
+void shim_warn_msg(const char *file, int line, const char *func,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	shim_warn(file, line, func);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
 void shim_no_cpu(void)
@@ -105,4 +119,33 @@ void shim_unregister_cpu(void)
 
 	shim_this_cpu = -1;
 	__atomic_store_n(&shim_cpu_taken[cpu], 0, __ATOMIC_RELEASE);
+}
+
+u64 local_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void *kvcalloc(size_t n, size_t size, gfp_t flags)
+{
+	size_t bytes;
+	void *p;
+
+	if (__builtin_mul_overflow(n, size, &bytes) ||
+	    bytes > SIZE_MAX - SHIM_CACHELINE)
+		return NULL;
+	/* aligned_alloc() wants a multiple of the alignment. */
+	bytes = (bytes + SHIM_CACHELINE - 1) & ~(size_t)(SHIM_CACHELINE - 1);
+	p = aligned_alloc(SHIM_CACHELINE, bytes ? bytes : SHIM_CACHELINE);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+void kvfree(const void *addr)
+{
+	free((void *)addr);
 }

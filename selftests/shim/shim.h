@@ -33,9 +33,11 @@ void shim_unregister_cpu(void);
 __noreturn __cold __printf(1, 2) void shim_die(const char *fmt, ...);
 __noreturn __cold void shim_no_cpu(void);
 
-/* WARN_ON_ONCE() hits so far (<linux/bug.h>). */
+/* WARN_ON_ONCE() and WARN_ONCE() hits so far (<linux/bug.h>). */
 extern unsigned long shim_warnings;
 __cold void shim_warn(const char *file, int line, const char *func);
+__cold __printf(4, 5) void shim_warn_msg(const char *file, int line,
+					 const char *func, const char *fmt, ...);
 
 /* The calling thread's CPU; aborts on a thread that never registered. */
 static inline int shim_cpu(void)

@@ -3,12 +3,16 @@
  * Memory barriers and ordered accesses, as C11 fences and __atomic builtins.
  *
  * ThreadSanitizer does not model fences (GCC refuses them with
- * -fsanitize=thread).  Under TSan, smp_cond_load_acquire() spins with
- * acquire loads instead of ending in a fence, and smp_wmb() is only a
- * compiler barrier: the publications that follow it carry its ordering
- * (see SHIM_DEP_ORDER in <linux/compiler.h>).  smp_mb() and smp_rmb() have
- * no such stand-in; the lock sources do not use them, and a new use fails
- * to build under TSan rather than going unchecked.
+ * -fsanitize=thread).  Under TSan the barriers take their x86 definitions,
+ * the host the shim supports: smp_rmb() and smp_wmb() are compiler barriers
+ * (x86 keeps loads in order, and stores in order), smp_mb__before_atomic()
+ * and smp_mb__after_atomic() too (every x86 atomic RMW is a LOCK-prefixed
+ * full barrier), and smp_store_mb() is an xchg.  The publications that
+ * rely on smp_wmb()/smp_rmb() are modelled as release/acquire instead (see
+ * SHIM_DEP_ORDER in <linux/compiler.h>), and smp_cond_load_acquire() spins
+ * with acquire loads.  A bare smp_mb() has no such stand-in; the lock
+ * sources do not use one, and a new use fails to build under TSan rather
+ * than going unchecked.
  */
 #ifndef _SHIM_ASM_BARRIER_H
 #define _SHIM_ASM_BARRIER_H
@@ -18,11 +22,26 @@
 
 #ifndef __SANITIZE_THREAD__
 #define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+/* Both stronger than needed: each also orders loads against stores. */
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
-/* Stronger than a store-store barrier (it also orders earlier loads). */
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb__before_atomic()	smp_mb()
+#define smp_mb__after_atomic()	smp_mb()
+#define smp_store_mb(var, value)					\
+	do {								\
+		WRITE_ONCE(var, value);					\
+		smp_mb();						\
+	} while (0)
 #else
+#define smp_rmb()	barrier()
 #define smp_wmb()	barrier()
+#define smp_mb__before_atomic()	barrier()
+#define smp_mb__after_atomic()	barrier()
+#define smp_store_mb(var, value)					\
+	do {								\
+		(void)__atomic_exchange_n(&(var), (value),		\
+					  __ATOMIC_SEQ_CST);		\
+	} while (0)
 #endif
 
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)

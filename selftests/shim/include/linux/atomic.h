@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * atomic_t and the few atomic operations the lock sources use, with the
- * kernel's ordering semantics: a failed cmpxchg orders nothing, and the
- * _acquire/_relaxed suffixes mean what they say.
+ * kernel's ordering semantics: a failed cmpxchg orders nothing, the
+ * _acquire/_relaxed suffixes mean what they say, and the unsuffixed
+ * value-returning operations are fully ordered (see <asm/cmpxchg.h>).
  */
 #ifndef _SHIM_LINUX_ATOMIC_H
 #define _SHIM_LINUX_ATOMIC_H
@@ -10,6 +11,7 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
+#include <asm/cmpxchg.h>
 
 #include "../../shim.h"
 
@@ -56,6 +58,26 @@ atomic_try_cmpxchg_relaxed(atomic_t *v, int *old, int new)
 					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
+static __always_inline bool atomic_try_cmpxchg(atomic_t *v, int *old, int new)
+{
+	shim_on_cpu();
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+static __always_inline int atomic_cmpxchg_relaxed(atomic_t *v, int old,
+						  int new)
+{
+	shim_on_cpu();
+	return cmpxchg_relaxed(&v->counter, old, new);
+}
+
+static __always_inline int atomic_fetch_or(int i, atomic_t *v)
+{
+	shim_on_cpu();
+	return __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
 static __always_inline int atomic_fetch_or_acquire(int i, atomic_t *v)
 {
 	shim_on_cpu();
@@ -70,16 +92,5 @@ static __always_inline int atomic_fetch_add_acquire(int i, atomic_t *v)
 
 #define atomic_cond_read_relaxed(v, c)	smp_cond_load_relaxed(&(v)->counter, (c))
 #define atomic_cond_read_acquire(v, c)	smp_cond_load_acquire(&(v)->counter, (c))
-
-/*
- * Any naturally aligned scalar, as in the kernel: the tail is a u16.  Under
- * TSan it is acq_rel, for the smp_wmb() before the tail exchange and the
- * address dependency on the old tail after it (see <linux/compiler.h>).
- */
-#ifndef __SANITIZE_THREAD__
-#define xchg_relaxed(ptr, x)	__atomic_exchange_n((ptr), (x), __ATOMIC_RELAXED)
-#else
-#define xchg_relaxed(ptr, x)	__atomic_exchange_n((ptr), (x), __ATOMIC_ACQ_REL)
-#endif
 
 #endif

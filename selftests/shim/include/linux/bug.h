@@ -31,4 +31,19 @@
 	__ret;								\
 })
 
+/* The same, with the kernel's message after the location; returns @cond. */
+#define WARN_ONCE(cond, fmt, ...) ({					\
+	static bool __warned;						\
+	bool __ret = !!(cond);						\
+									\
+	if (unlikely(__ret)) {						\
+		__atomic_fetch_add(&shim_warnings, 1, __ATOMIC_RELAXED);\
+		if (!__atomic_exchange_n(&__warned, true,		\
+					 __ATOMIC_RELAXED))		\
+			shim_warn_msg(__FILE__, __LINE__, __func__,	\
+				      fmt, ##__VA_ARGS__);		\
+	}								\
+	__ret;								\
+})
+
 #endif

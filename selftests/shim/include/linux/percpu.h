@@ -8,7 +8,9 @@
 #ifndef _SHIM_LINUX_PERCPU_H
 #define _SHIM_LINUX_PERCPU_H
 
+#include <linux/cache.h>
 #include <linux/compiler.h>
+#include <linux/cpumask.h>
 #include <linux/smp.h>
 
 #include "../../shim.h"

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the paravirtual queued spinlock: halting, hashing and
+ * kicking, step by step, with the futex backend (shim/pv_futex.c).
+ *
+ * Like qspinlock_unit, this includes the sources themselves (the shared
+ * slow path and the PV hooks), to reach the MCS nodes and the hash table.
+ * Every contender is a thread registered as its own CPU; the backend tells
+ * when a CPU is parked and how often it was kicked, and every step waits
+ * (bounded) for the state the algorithm promises.  A lost kick therefore
+ * fails a test after UNIT_TIMEOUT_MS instead of hanging it.
+ *
+ * Some tests stand in for a queue head on a CPU with no thread (CPU 5):
+ * they write a tail into the lock word, then do that head's part by hand.
+ */
+#include "qspinlock.c"
+#include "pvqspinlock.c"
+
+/*
+ * Every step takes microseconds.  A lost kick fails most tests after it,
+ * and they must all report within the runner's timeout (KSFT_TIMEOUT).
+ */
+#define UNIT_TIMEOUT_MS		2000
+
+#include "kselftest_harness.h"
+#include "pv_futex.h"
+#include "unit_helpers.h"
+
+/* Small, so that waiters halt quickly; below the 256-loop early check. */
+#define UNIT_SPIN_THRESHOLD	64
+/* Long enough that no test ever sees a waiter spin it out. */
+#define UNIT_SPIN_FOREVER	(1 << 30)
+
+/* A CPU with no thread behind it, for a queue head the test plays. */
+#define GHOST_CPU		5
+
+/* Documented tail layout: bits 16-17 node index, bits 18-31 cpu + 1. */
+static u32 tail_of(int cpu, int idx)
+{
+	return ((u32)(cpu + 1) << 18) | ((u32)idx << 16);
+}
+
+static void pvqs_lock(void *lock)
+{
+	pvq_pvqspin_lock(lock);
+}
+
+static void pvqs_unlock(void *lock)
+{
+	pvq_pvqspin_unlock(lock);
+}
+
+static const struct unit_lock_ops pvqs_ops = {
+	.lock = pvqs_lock,
+	.unlock = pvqs_unlock,
+};
+
+static u32 word(struct pvq_qspinlock *lock)
+{
+	return atomic_read(&lock->val);
+}
+
+static u8 locked_byte(struct pvq_qspinlock *lock)
+{
+	return READ_ONCE(lock->locked);
+}
+
+static struct pvq_mcs_node *node_of(int cpu, int idx)
+{
+	return per_cpu_ptr(&pvq_mcs_nodes[idx], cpu);
+}
+
+static u8 state_of(int cpu)
+{
+	return READ_ONCE(node_of(cpu, 0)->state);
+}
+
+/* How many hash entries point at @lock; *@node gets the last one's node. */
+static int hash_entries(struct pvq_qspinlock *lock, struct pvq_mcs_node **node)
+{
+	unsigned long i, n = 1UL << pvq_hash_bits;
+	int found = 0;
+
+	for (i = 0; i < n; i++) {
+		if (READ_ONCE(pvq_hash_table[i].lock) != lock)
+			continue;
+		found++;
+		if (node)
+			*node = READ_ONCE(pvq_hash_table[i].node);
+	}
+	return found;
+}
+
+#ifdef PVQ_LOCK_STATS
+#define EXPECT_EVENT(ev, n)						\
+	EXPECT_EQ((unsigned long)(n), pvq_lock_event_sum(PVQ_EV_##ev))
+#else
+#define EXPECT_EVENT(ev, n)	do { } while (0)
+#endif
+
+/*
+ * Start @c on @cpu and wait until it is the queue head, halted: it has
+ * hashed the lock, set the slow value and parked.
+ */
+static bool start_head(struct contender *c, struct pvq_qspinlock *lock,
+		       int cpu, bool hold)
+{
+	if (contender_start(c, &pvqs_ops, lock, cpu, hold))
+		return false;
+	return poll_until(pvq_pv_halted_on(cpu) == &lock->locked &&
+			  state_of(cpu) == PVQ_VCPU_HASHED &&
+			  locked_byte(lock) == PVQ_SLOW_VAL);
+}
+
+/* Start @c on @cpu and wait until it is queued (not head) and parked. */
+static bool start_halted(struct contender *c, struct pvq_qspinlock *lock,
+			 int cpu, bool hold)
+{
+	if (contender_start(c, &pvqs_ops, lock, cpu, hold))
+		return false;
+	return poll_until((word(lock) & PVQ_TAIL_MASK) == tail_of(cpu, 0) &&
+			  pvq_pv_halted_on(cpu) == &node_of(cpu, 0)->state &&
+			  state_of(cpu) == PVQ_VCPU_HALTED);
+}
+
+/* Play the ghost queue head: take the lock, pass the MCS head to @next. */
+static void ghost_hand_over(struct pvq_qspinlock *lock,
+			    struct pvq_mcs_node *next)
+{
+	WRITE_ONCE(lock->locked_pending, PVQ_LOCKED_VAL);
+	/* Release: as pvq_head_acquire(), the lock is ours before @next heads. */
+	smp_store_release(&next->locked, 1);
+	pvq_pv_kick_node(lock, next);
+}
+
+FIXTURE(pvqspin) {
+	struct pvq_qspinlock lock;
+};
+
+FIXTURE_SETUP(pvqspin)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	ASSERT_EQ(0, pvq_pv_hash_init());
+	ASSERT_EQ(0, pvq_pv_select("futex"));
+	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
+	pvq_pvqspin_init(&self->lock);
+	pvq_lock_events_reset();
+	pvq_futex_reset();
+}
+
+/*
+ * The table stays: after a failed step, contenders may still use it, and
+ * the harness ends this test's process right after the teardown anyway.
+ */
+FIXTURE_TEARDOWN(pvqspin)
+{
+}
+
+TEST(pvqspin_hash_table_holds_every_cpu)
+{
+	static struct pvq_qspinlock locks[SHIM_NR_CPUS];
+	unsigned long i, entries;
+	struct pvq_mcs_node *n;
+	int cpu;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	ASSERT_EQ(0, pvq_pv_hash_init());
+	entries = 1UL << pvq_hash_bits;
+	/* A power of two, four slots per possible queue head, aligned. */
+	EXPECT_GE(entries, 4UL * SHIM_NR_CPUS);
+	EXPECT_EQ(0UL, entries & (entries - 1));
+	EXPECT_EQ(0UL, (uintptr_t)pvq_hash_table % SMP_CACHE_BYTES);
+	for (i = 0; i < entries; i++)
+		ASSERT_TRUE(!pvq_hash_table[i].lock && !pvq_hash_table[i].node);
+
+	/* Every CPU a queue head of its own lock, all at once. */
+	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
+		ASSERT_TRUE(pvq_hash(&locks[cpu], node_of(cpu, 0)));
+	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++) {
+		ASSERT_EQ(1, hash_entries(&locks[cpu], &n));
+		EXPECT_TRUE(n == node_of(cpu, 0));
+	}
+	for (cpu = SHIM_NR_CPUS - 1; cpu >= 0; cpu--)
+		EXPECT_TRUE(pvq_unhash(&locks[cpu]) == node_of(cpu, 0));
+	for (i = 0; i < entries; i++)
+		EXPECT_TRUE(!pvq_hash_table[i].lock);
+	EXPECT_EQ(0UL, shim_warnings);
+	pvq_pv_hash_exit();
+	EXPECT_TRUE(!pvq_hash_table);
+}
+
+/* More locks on one cache line of slots than it holds: probing goes on. */
+TEST(pvqspin_hash_probes_past_a_full_line)
+{
+	static struct pvq_qspinlock locks[4096];
+	struct pvq_qspinlock *same[PVQ_HASH_ENTRIES_PER_LINE + 2];
+	unsigned long first;
+	unsigned int i, n = 0;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	ASSERT_EQ(0, pvq_pv_hash_init());
+	first = pvq_hash_first(&locks[0]);
+	same[n++] = &locks[0];
+	for (i = 1; i < ARRAY_SIZE(locks) && n < ARRAY_SIZE(same); i++)
+		if (pvq_hash_first(&locks[i]) == first)
+			same[n++] = &locks[i];
+	ASSERT_EQ(ARRAY_SIZE(same), n);
+
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(pvq_hash(same[i], node_of(i, 0)));
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(1, hash_entries(same[i], NULL));
+	/* Out of order, so that a hole opens in front of later entries. */
+	EXPECT_TRUE(pvq_unhash(same[1]) == node_of(1, 0));
+	for (i = n - 1; i > 1; i--)
+		EXPECT_TRUE(pvq_unhash(same[i]) == node_of(i, 0));
+	EXPECT_TRUE(pvq_unhash(same[0]) == node_of(0, 0));
+	EXPECT_EQ(0UL, shim_warnings);
+
+	/* An entry that is not there is the lock word lying: warn. */
+	EXPECT_TRUE(!pvq_unhash(same[0]));
+	EXPECT_EQ(1UL, shim_warnings);
+}
+
+TEST_F(pvqspin, uncontended_lock_never_enters_pv_code)
+{
+	pvq_pvqspin_lock(&self->lock);
+	EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
+	EXPECT_TRUE(pvq_pvqspin_trylock(&self->lock) == false);
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_TRUE(pvq_pvqspin_trylock(&self->lock));
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_waits(UNIT_TEST_CPU));
+	EXPECT_EVENT(slowpath, 0);
+}
+
+/*
+ * The queue head spins with the pending bit set, then hashes lock -> node,
+ * turns the locked byte into the slow value, and parks.
+ */
+TEST_F(pvqspin, queue_head_hashes_lock_and_parks)
+{
+	struct pvq_mcs_node *n = NULL;
+	struct contender a;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, false))
+		TH_LOG("lock word %#x, cpu 1 state %u parked %d", word(&self->lock),
+		       state_of(1), pvq_futex_parked(1));
+	/* Pending dropped before halting: running vCPUs may steal meanwhile. */
+	EXPECT_EQ(tail_of(1, 0) | PVQ_SLOW_VAL, word(&self->lock));
+	ASSERT_EQ(1, hash_entries(&self->lock, &n));
+	EXPECT_TRUE(n == node_of(1, 0));
+	EXPECT_EQ(1, READ_ONCE(node_of(1, 0)->cpu));
+	EXPECT_TRUE(stays_false(flag_read(&a.acquired) ||
+				pvq_futex_parks(1) != 1));
+	EXPECT_EQ(0UL, pvq_futex_kicks(1));
+	EXPECT_EVENT(wait_head, 1);
+	EXPECT_EVENT(wait_again, 0);
+	EXPECT_EVENT(wait_node, 0);
+
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+}
+
+/*
+ * Unlock sees the slow value, finds the head in the hash, releases the
+ * lock and kicks the head's CPU, which then takes the lock.
+ */
+TEST_F(pvqspin, unlock_finds_hashed_head_and_kicks_it)
+{
+	struct contender a;
+	u8 locked;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, true));
+
+	pvq_pvqspin_unlock(&self->lock);
+	/* Released (or already taken by the head), never left slow. */
+	locked = locked_byte(&self->lock);
+	EXPECT_TRUE(locked == 0 || locked == PVQ_LOCKED_VAL)
+		TH_LOG("locked byte %#x after unlock", locked);
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	/* The kick is part of unlock: it has happened by now. */
+	EXPECT_EQ(1UL, pvq_futex_kicks(1));
+
+	ASSERT_TRUE(poll_until(flag_read(&a.acquired)));
+	/* The head was also the tail: the queue is empty again. */
+	EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
+	EXPECT_EQ(1UL, pvq_futex_parks(1));
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(kick_unlock, 1);
+	EXPECT_EVENT(kick_wake, 1);
+	EXPECT_EVENT(spurious, 0);
+}
+
+/* A queued waiter (not the head) spins first, then halts on its node. */
+TEST_F(pvqspin, queued_waiter_halts_after_threshold)
+{
+	struct contender a, b;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
+	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false))
+		TH_LOG("lock word %#x, cpu 2 state %u parked %d",
+		       word(&self->lock), state_of(2), pvq_futex_parked(2));
+	EXPECT_TRUE(READ_ONCE(node_of(1, 0)->next) == node_of(2, 0));
+	EXPECT_EQ(0, READ_ONCE(node_of(2, 0)->locked));
+	EXPECT_EQ(tail_of(2, 0) | PVQ_SLOW_VAL, word(&self->lock));
+	/* Only the head is hashed. */
+	EXPECT_EQ(1, hash_entries(&self->lock, NULL));
+	EXPECT_TRUE(stays_false(flag_read(&b.acquired) ||
+				pvq_futex_parks(2) != 1));
+	EXPECT_EVENT(wait_node, 1);
+	EXPECT_EVENT(wait_early, 0);
+
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&a));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_TRUE(order_is_sequential(1, 2))
+		TH_LOG("order:%s", unit_order_str());
+}
+
+/* With a running predecessor, a queued waiter spins and does not halt. */
+TEST_F(pvqspin, queued_waiter_spins_behind_running_head)
+{
+	struct contender b;
+
+	pvq_spin_threshold = UNIT_SPIN_FOREVER;
+	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL);
+	ASSERT_EQ(0, contender_start(&b, &pvqs_ops, &self->lock, 2, false));
+	ASSERT_TRUE(poll_until(READ_ONCE(node_of(GHOST_CPU, 0)->next) ==
+			       node_of(2, 0)));
+	EXPECT_TRUE(stays_false(pvq_futex_waits(2) != 0));
+	EXPECT_EQ(PVQ_VCPU_RUNNING, state_of(2));
+
+	/* The ghost head takes the lock and hands over: no kick needed. */
+	ghost_hand_over(&self->lock, node_of(2, 0));
+	EXPECT_EQ(PVQ_LOCKED_VAL, locked_byte(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&b.done)));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_kicks(2));
+	EXPECT_EQ(0UL, pvq_futex_waits(2));
+	ASSERT_TRUE(contender_finish(&b));
+}
+
+/*
+ * Behind a halted head, a queued waiter halts early, at its first look at
+ * the predecessor, without spinning out a threshold it could never finish.
+ */
+TEST_F(pvqspin, queued_waiter_halts_early_behind_halted_head)
+{
+	struct contender a, b;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
+	pvq_spin_threshold = UNIT_SPIN_FOREVER;
+	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false))
+		TH_LOG("cpu 2 did not halt early: state %u", state_of(2));
+	EXPECT_EVENT(wait_node, 1);
+	EXPECT_EVENT(wait_early, 1);
+
+	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&a));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
+}
+
+/*
+ * The new owner passes the MCS head to a halted successor: rather than
+ * wake it to spin, it hashes it, makes the lock slow, and leaves the kick
+ * to its own unlock.
+ */
+TEST_F(pvqspin, halted_successor_is_kicked_at_unlock_not_before)
+{
+	struct pvq_mcs_node *n = NULL;
+	struct contender a, b;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, true));
+	ASSERT_TRUE(start_halted(&b, &self->lock, 2, true));
+
+	pvq_pvqspin_unlock(&self->lock);
+	/* ->acquired is set after A's lock() returned: the hand-over is done. */
+	ASSERT_TRUE(poll_until(flag_read(&a.acquired)));
+	EXPECT_EQ(1, READ_ONCE(node_of(2, 0)->locked));
+	EXPECT_EQ(PVQ_VCPU_HASHED, state_of(2));
+	EXPECT_EQ(tail_of(2, 0) | PVQ_SLOW_VAL, word(&self->lock));
+	ASSERT_EQ(1, hash_entries(&self->lock, &n));
+	EXPECT_TRUE(n == node_of(2, 0));
+	/* B is the queue head now, but nobody has woken it. */
+	EXPECT_TRUE(stays_false(!pvq_futex_parked(2) ||
+				flag_read(&b.acquired)));
+	EXPECT_EQ(0UL, pvq_futex_kicks(2));
+	EXPECT_EQ(1UL, pvq_futex_parks(2));
+
+	/* A's unlock is slow: it finds B in the hash and kicks it. */
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(1UL, pvq_futex_kicks(2));
+	ASSERT_TRUE(poll_until(flag_read(&b.acquired)));
+	EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(1UL, pvq_futex_parks(2));
+	EXPECT_TRUE(order_is_sequential(1, 2))
+		TH_LOG("order:%s", unit_order_str());
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(kick_unlock, 2);
+}
+
+#define FIFO_HALTED	4
+
+/* A queue of halted waiters drains in order, one deferred kick each. */
+TEST_F(pvqspin, halted_queue_hands_over_in_fifo_order)
+{
+	struct contender c[FIFO_HALTED];
+	int i;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&c[0], &self->lock, 1, false));
+	for (i = 1; i < FIFO_HALTED; i++)
+		ASSERT_TRUE(start_halted(&c[i], &self->lock, 1 + i, false))
+			TH_LOG("waiter %d did not halt", i);
+
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(unit_order_count() == FIFO_HALTED))
+		TH_LOG("only %d of %d acquired", unit_order_count(),
+		       FIFO_HALTED);
+	ASSERT_TRUE(contenders_finish(c, FIFO_HALTED));
+	EXPECT_TRUE(order_is_sequential(1, FIFO_HALTED))
+		TH_LOG("order:%s", unit_order_str());
+	for (i = 0; i < FIFO_HALTED; i++) {
+		EXPECT_EQ(1UL, pvq_futex_kicks(1 + i));
+		EXPECT_EQ(1UL, pvq_futex_parks(1 + i));
+	}
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(kick_unlock, FIFO_HALTED);
+	EXPECT_EVENT(wait_node, FIFO_HALTED - 1);
+}
+
+/* A kick with nothing changed: the head parks again, the lock stays sane. */
+TEST_F(pvqspin, spurious_kick_head_parks_again)
+{
+	struct contender a;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
+	pvq_pv_kick(1);
+	ASSERT_TRUE(poll_until(pvq_futex_parks(1) == 2 &&
+			       pvq_futex_parked(1)))
+		TH_LOG("parks %lu", pvq_futex_parks(1));
+	EXPECT_FALSE(flag_read(&a.acquired));
+	EXPECT_EQ(tail_of(1, 0) | PVQ_SLOW_VAL, word(&self->lock));
+	/* Still hashed exactly once: it must not hash itself twice. */
+	EXPECT_EQ(1, hash_entries(&self->lock, NULL));
+	EXPECT_EVENT(spurious, 1);
+	EXPECT_EVENT(wait_head, 1);
+	EXPECT_EVENT(wait_again, 1);
+
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+TEST_F(pvqspin, spurious_kick_queued_waiter_parks_again)
+{
+	struct contender a, b;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
+	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false));
+	pvq_pv_kick(2);
+	ASSERT_TRUE(poll_until(pvq_futex_parks(2) == 2 &&
+			       pvq_futex_parked(2) &&
+			       state_of(2) == PVQ_VCPU_HALTED))
+		TH_LOG("parks %lu state %u", pvq_futex_parks(2), state_of(2));
+	EXPECT_EQ(0, READ_ONCE(node_of(2, 0)->locked));
+	EXPECT_EQ(tail_of(2, 0) | PVQ_SLOW_VAL, word(&self->lock));
+	EXPECT_EVENT(spurious, 1);
+	EXPECT_EVENT(wait_node, 2);
+
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&a));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_TRUE(order_is_sequential(1, 2))
+		TH_LOG("order:%s", unit_order_str());
+}
+
+/* The waiter's thread stops in the backend's check-to-sleep window. */
+static int window_cpu = -1;
+static int in_window;
+static int window_done;
+
+static void hold_in_window(void)
+{
+	if (smp_processor_id() != window_cpu || flag_read(&in_window))
+		return;
+	flag_set(&in_window);
+	poll_until(flag_read(&window_done));
+}
+
+/*
+ * The unlock (and its kick) lands after the head checked the slow value
+ * but before it sleeps: the head must not sleep through it.
+ */
+TEST_F(pvqspin, kick_between_check_and_sleep_is_not_lost)
+{
+	struct contender a;
+
+	window_cpu = 1;
+	pvq_futex_window_hook = hold_in_window;
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &pvqs_ops, &self->lock, 1, false));
+	ASSERT_TRUE(poll_until(flag_read(&in_window)));
+	EXPECT_EQ(PVQ_SLOW_VAL, locked_byte(&self->lock));
+
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(1UL, pvq_futex_kicks(1));
+	flag_set(&window_done);
+	ASSERT_TRUE(poll_until(flag_read(&a.done)))
+		TH_LOG("the head slept through the kick (parked %d)",
+		       pvq_futex_parked(1));
+	EXPECT_EQ(1UL, pvq_futex_parks(1));
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+}
+
+/*
+ * The one steal attempt on entry takes a free lock even with a queue (its
+ * head may be preempted, or halted and not yet kicked).
+ */
+TEST_F(pvqspin, steal_on_entry_takes_free_lock_past_queue)
+{
+	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0));
+	pvq_pvqspin_lock(&self->lock);
+	EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL, word(&self->lock));
+	/* Never queued: no link to the ghost head, node given back. */
+	EXPECT_TRUE(!READ_ONCE(node_of(GHOST_CPU, 0)->next));
+	EXPECT_EQ(0, READ_ONCE(node_of(UNIT_TEST_CPU, 0)->count));
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_waits(UNIT_TEST_CPU));
+	EXPECT_EVENT(lock_stealing, 1);
+	EXPECT_EVENT(slowpath, 1);
+	EXPECT_EVENT(node_idx1, 1);
+}
+
+/* ... and is refused while the queue head holds the pending bit. */
+TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
+{
+	struct contender c;
+
+	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_PENDING_VAL);
+	ASSERT_TRUE(start_halted(&c, &self->lock, 1, false))
+		TH_LOG("lock word %#x", word(&self->lock));
+	EXPECT_TRUE(READ_ONCE(node_of(GHOST_CPU, 0)->next) == node_of(1, 0));
+	/* The free lock is untouched: reserved for the head. */
+	EXPECT_EQ(tail_of(1, 0) | PVQ_PENDING_VAL, word(&self->lock));
+	EXPECT_FALSE(flag_read(&c.acquired));
+	EXPECT_EVENT(lock_stealing, 0);
+
+	/* The ghost head takes its lock and defers the kick to its unlock. */
+	ghost_hand_over(&self->lock, node_of(1, 0));
+	EXPECT_EQ(PVQ_VCPU_HASHED, state_of(1));
+	EXPECT_EQ(tail_of(1, 0) | PVQ_SLOW_VAL, word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_kicks(1));
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(1UL, pvq_futex_kicks(1));
+	ASSERT_TRUE(poll_until(flag_read(&c.done)));
+	EXPECT_EQ(0u, word(&self->lock));
+	ASSERT_TRUE(contender_finish(&c));
+}
+
+/* An unlock that finds neither the owner's value nor the slow one. */
+TEST_F(pvqspin, unlock_of_free_lock_warns)
+{
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(1UL, shim_warnings);
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_kicks(UNIT_TEST_CPU));
+}
+
+/* The none backend never parks: the PV paths spin, and stay correct. */
+TEST_F(pvqspin, none_backend_spins_and_hands_over)
+{
+	struct contender a, b;
+
+	ASSERT_EQ(0, pvq_pv_select("none"));
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &pvqs_ops, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&b, &pvqs_ops, &self->lock, 2, false));
+	ASSERT_TRUE(poll_until(pvq_futex_waits(1) > 10 &&
+			       pvq_futex_waits(2) > 10));
+	EXPECT_FALSE(flag_read(&a.acquired) || flag_read(&b.acquired));
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(unit_order_count() == 2));
+	ASSERT_TRUE(contender_finish(&a));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(0UL, pvq_futex_parks(1) + pvq_futex_parks(2));
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+/* A backend whose kicks arrive late: the test delivers them. */
+static const struct pvq_pv_ops *futex_ops;
+static int late_kick = -1;
+
+static void wait_by_futex(u8 *ptr, u8 val)
+{
+	futex_ops->wait(ptr, val);
+}
+
+static void kick_later(int cpu)
+{
+	WRITE_ONCE(late_kick, cpu);
+}
+
+static const struct pvq_pv_ops late_kick_ops = {
+	.name = "late-kick", .wait = wait_by_futex, .kick = kick_later,
+};
+
+/*
+ * Regression test (the head never halted again before the fix): after a deferred kick
+ * (the usual hand-over to a halted waiter) the new queue head never halts
+ * again in that acquisition.  Its predecessor hashed it and set the slow
+ * value; the predecessor's unlock consumed the entry while the head still
+ * slept, so the head never saw the slow value and pred_hashed stays set:
+ * if the lock is stolen before the head runs, the head spins (pv_wait()
+ * returns at once) for as long as the stealer holds the lock.
+ */
+TEST_F(pvqspin, head_halts_again_after_deferred_kick_and_steal)
+{
+	struct contender c;
+
+	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL);
+	ASSERT_TRUE(start_halted(&c, &self->lock, 1, false));
+	ghost_hand_over(&self->lock, node_of(1, 0));
+	ASSERT_EQ(PVQ_VCPU_HASHED, state_of(1));
+
+	/* The ghost's unlock, whose kick is slow to arrive... */
+	futex_ops = pvq_pv;
+	pvq_pv = &late_kick_ops;
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_EQ(1, READ_ONCE(late_kick));
+	/* ...and a steal before it does. */
+	ASSERT_TRUE(pvq_pv_trylock_steal(&self->lock));
+	pvq_pv = futex_ops;
+	pvq_pv_kick(1);
+
+	/* The stealer (us) holds on: the head should hash itself and halt. */
+	EXPECT_TRUE(poll_until(pvq_futex_parks(1) == 2 &&
+			       pvq_futex_parked(1)))
+		TH_LOG("head spins: %lu waits, %lu parks, locked byte %#x",
+		       pvq_futex_waits(1), pvq_futex_parks(1),
+		       locked_byte(&self->lock));
+	EXPECT_EQ(PVQ_SLOW_VAL, locked_byte(&self->lock));
+	EXPECT_EQ(1, hash_entries(&self->lock, NULL));
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&c.done)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+}
+
+TEST_HARNESS_MAIN

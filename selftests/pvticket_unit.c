@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the paravirtual ticket lock, and of the userspace PV
+ * backend (shim/pv_futex.c) that both PV locks halt and kick through.
+ *
+ * Includes pvticket.c, to reach the per-CPU waiter records and the mask
+ * of waiting CPUs.  Contenders are threads registered as CPUs; the backend
+ * says when a CPU is parked and counts the kicks each CPU got, so "unlock
+ * kicks exactly the next ticket's CPU" is checked kick by kick.  Every wait
+ * is bounded: a lost kick fails a test, it does not hang it.
+ */
+#include "pvticket.c"
+
+#include <sys/mman.h>
+
+/* As in pvqspinlock_unit: lost kicks must fail fast enough to report. */
+#define UNIT_TIMEOUT_MS		2000
+
+#include "kselftest_harness.h"
+#include "pv_futex.h"
+#include "unit_helpers.h"
+
+#define UNIT_SPIN_THRESHOLD	64
+
+#define FLAG	PVQ_PVTICKET_SLOW_FLAG
+
+static void pvt_lock(void *lock)
+{
+	pvq_pvticket_lock(lock);
+}
+
+static void pvt_unlock(void *lock)
+{
+	pvq_pvticket_unlock(lock);
+}
+
+static const struct unit_lock_ops pvt_ops = {
+	.lock = pvt_lock,
+	.unlock = pvt_unlock,
+};
+
+/* The lock word as (tail << 16) | head; the flag is the tail's bit 0. */
+static u32 tickets(u16 head, u16 tail)
+{
+	return (u32)tail << 16 | head;
+}
+
+static u32 word(struct pvq_pvticketlock *lock)
+{
+	return atomic_read(&lock->tickets.val);
+}
+
+static bool flag_of(struct pvq_pvticketlock *lock)
+{
+	return pvq_ticket_tail(word(lock)) & FLAG;
+}
+
+static struct pvq_ticket_waiter *record_of(int cpu)
+{
+	return per_cpu_ptr(&pvq_ticket_waiters, cpu);
+}
+
+/* @cpu recorded that it waits for ticket @want of @lock, and is parked. */
+static bool parked_for(int cpu, struct pvq_pvticketlock *lock, u16 want)
+{
+	struct pvq_ticket_waiter *w = record_of(cpu);
+
+	return pvq_pv_halted_on(cpu) == (u8 *)&lock->tickets.head &&
+	       READ_ONCE(w->lock) == lock &&
+	       READ_ONCE(w->want) == want &&
+	       cpumask_test_cpu(cpu, &pvq_ticket_waiting_cpus);
+}
+
+static bool start_parked(struct contender *c, struct pvq_pvticketlock *lock,
+			 int cpu, u16 want, bool hold)
+{
+	if (contender_start(c, &pvt_ops, lock, cpu, hold))
+		return false;
+	return poll_until(parked_for(cpu, lock, want));
+}
+
+static bool record_clear(int cpu)
+{
+	return !READ_ONCE(record_of(cpu)->lock) &&
+	       !cpumask_test_cpu(cpu, &pvq_ticket_waiting_cpus);
+}
+
+#ifdef PVQ_LOCK_STATS
+#define EXPECT_EVENT(ev, n)						\
+	EXPECT_EQ((unsigned long)(n), pvq_lock_event_sum(PVQ_EV_##ev))
+#else
+#define EXPECT_EVENT(ev, n)	do { } while (0)
+#endif
+
+FIXTURE(pvticket) {
+	struct pvq_pvticketlock lock;
+};
+
+FIXTURE_SETUP(pvticket)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	ASSERT_EQ(0, pvq_pv_select("futex"));
+	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
+	pvq_pvticket_init(&self->lock);
+	pvq_lock_events_reset();
+	pvq_futex_reset();
+}
+
+FIXTURE_TEARDOWN(pvticket)
+{
+}
+
+TEST_F(pvticket, uncontended_lock_takes_two_and_never_halts)
+{
+	EXPECT_EQ(4u, sizeof(self->lock));
+	pvq_pvticket_lock(&self->lock);
+	EXPECT_EQ(tickets(0, 2), word(&self->lock));
+	EXPECT_TRUE(pvq_pvticket_is_locked(&self->lock));
+	EXPECT_FALSE(pvq_pvticket_trylock(&self->lock));
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_EQ(tickets(2, 2), word(&self->lock));
+	EXPECT_FALSE(pvq_pvticket_is_locked(&self->lock));
+	EXPECT_TRUE(pvq_pvticket_trylock(&self->lock));
+	EXPECT_EQ(tickets(2, 4), word(&self->lock));
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_EQ(tickets(4, 4), word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_waits(UNIT_TEST_CPU));
+	EXPECT_EVENT(released_slow, 0);
+}
+
+/*
+ * A waiter spins, then records (lock, wanted ticket), joins the mask of
+ * waiting CPUs, sets the slowpath flag and parks.
+ */
+TEST_F(pvticket, waiter_sets_flag_records_ticket_and_parks)
+{
+	struct contender c;
+
+	pvq_pvticket_lock(&self->lock);
+	ASSERT_TRUE(start_parked(&c, &self->lock, 1, 2, false))
+		TH_LOG("lock word %#x, cpu 1 parked %d", word(&self->lock),
+		       pvq_futex_parked(1));
+	EXPECT_EQ(tickets(0, 4 | FLAG), word(&self->lock));
+	/* Still locked by us: the flag is not a ticket. */
+	EXPECT_TRUE(pvq_pvticket_is_locked(&self->lock));
+	EXPECT_FALSE(pvq_pvticket_trylock(&self->lock));
+	EXPECT_TRUE(stays_false(flag_read(&c.acquired) ||
+				pvq_futex_parks(1) != 1));
+	EXPECT_EQ(0UL, pvq_futex_kicks(1));
+
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_EQ(1UL, pvq_futex_kicks(1));
+	ASSERT_TRUE(poll_until(flag_read(&c.done)));
+	/* The record is gone once the waiter stopped waiting. */
+	EXPECT_TRUE(record_clear(1));
+	EXPECT_FALSE(flag_of(&self->lock));
+	EXPECT_EQ(tickets(4, 4), word(&self->lock));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EVENT(taken_slow, 1);
+	EXPECT_EVENT(released_slow_kicked, 1);
+}
+
+#define KICK_WAITERS	3
+
+/*
+ * Unlock kicks the CPU waiting for the new head, and only that one: the
+ * others stay parked until their own ticket comes up.
+ */
+TEST_F(pvticket, unlock_kicks_exactly_the_next_tickets_cpu)
+{
+	struct contender c[KICK_WAITERS];
+	int i, j;
+
+	pvq_pvticket_lock(&self->lock);
+	for (i = 0; i < KICK_WAITERS; i++)
+		ASSERT_TRUE(start_parked(&c[i], &self->lock, 1 + i, 2 + 2 * i,
+					 true))
+			TH_LOG("waiter %d: lock word %#x", i, word(&self->lock));
+	EXPECT_EQ(tickets(0, (2 + 2 * KICK_WAITERS) | FLAG),
+		  word(&self->lock));
+
+	pvq_pvticket_unlock(&self->lock);
+	for (i = 0; i < KICK_WAITERS; i++) {
+		/* The kick is part of the unlock that served the ticket. */
+		for (j = 0; j < KICK_WAITERS; j++)
+			EXPECT_EQ((unsigned long)(j <= i),
+				  pvq_futex_kicks(1 + j))
+				TH_LOG("ticket %d served: cpu %d kicks %lu",
+				       2 + 2 * i, 1 + j, pvq_futex_kicks(1 + j));
+		ASSERT_TRUE(poll_until(flag_read(&c[i].acquired)));
+		for (j = i + 1; j < KICK_WAITERS; j++)
+			EXPECT_TRUE(parked_for(1 + j, &self->lock,
+					       2 + 2 * j));
+		EXPECT_TRUE(stays_false(unit_order_count() != i + 1));
+		ASSERT_TRUE(contender_finish(&c[i]));
+	}
+	EXPECT_TRUE(order_is_sequential(1, KICK_WAITERS))
+		TH_LOG("order:%s", unit_order_str());
+	for (i = 0; i < KICK_WAITERS; i++) {
+		EXPECT_EQ(1UL, pvq_futex_parks(1 + i));
+		EXPECT_TRUE(record_clear(1 + i));
+	}
+	EXPECT_FALSE(pvq_pvticket_is_locked(&self->lock));
+	EXPECT_FALSE(flag_of(&self->lock));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(taken_slow, KICK_WAITERS);
+	EXPECT_EVENT(released_slow_kicked, KICK_WAITERS);
+}
+
+/* Once nobody waits any more, the flag goes and unlock is fast again. */
+TEST_F(pvticket, flag_cleared_when_lock_becomes_uncontended)
+{
+	struct contender c;
+
+	pvq_pvticket_lock(&self->lock);
+	ASSERT_TRUE(start_parked(&c, &self->lock, 1, 2, true));
+	EXPECT_TRUE(flag_of(&self->lock));
+	pvq_pvticket_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(tickets(4, 4), word(&self->lock));
+
+	/* An uncontended round trip does not touch the slow path. */
+	pvq_lock_events_reset();
+	pvq_pvticket_lock(&self->lock);
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_EQ(tickets(6, 6), word(&self->lock));
+	EXPECT_EVENT(released_slow, 0);
+}
+
+/*
+ * The head wraps from 0xfffe to 0 on an unlock: it must not carry into
+ * the tail, where it would both move the tail and clear the flag.
+ */
+TEST_F(pvticket, head_wrap_leaves_tail_and_flag_alone)
+{
+	struct contender c1, c2;
+
+	atomic_set(&self->lock.tickets.val, tickets(0xfffe, 0xfffe));
+	pvq_pvticket_lock(&self->lock);
+	EXPECT_EQ(tickets(0xfffe, 0), word(&self->lock));
+	ASSERT_TRUE(start_parked(&c1, &self->lock, 1, 0, true));
+	ASSERT_TRUE(start_parked(&c2, &self->lock, 2, 2, true));
+	EXPECT_EQ(tickets(0xfffe, 4 | FLAG), word(&self->lock));
+
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_EQ(tickets(0, 4 | FLAG), word(&self->lock));
+	EXPECT_EQ(1UL, pvq_futex_kicks(1));
+	EXPECT_EQ(0UL, pvq_futex_kicks(2));
+	ASSERT_TRUE(poll_until(flag_read(&c1.acquired)));
+	ASSERT_TRUE(contender_finish(&c1));
+	ASSERT_TRUE(poll_until(flag_read(&c2.acquired)));
+	ASSERT_TRUE(contender_finish(&c2));
+	EXPECT_EQ(tickets(4, 4), word(&self->lock));
+	EXPECT_TRUE(order_is_sequential(1, 2))
+		TH_LOG("order:%s", unit_order_str());
+}
+
+/* A free lock that still carries the flag is free: trylock takes it. */
+TEST_F(pvticket, trylock_takes_free_lock_with_stale_flag)
+{
+	atomic_set(&self->lock.tickets.val, tickets(2, 2 | FLAG));
+	EXPECT_FALSE(pvq_pvticket_is_locked(&self->lock));
+	ASSERT_TRUE(pvq_pvticket_trylock(&self->lock));
+	EXPECT_EQ(tickets(2, 4 | FLAG), word(&self->lock));
+	EXPECT_FALSE(pvq_pvticket_trylock(&self->lock));
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_FALSE(pvq_pvticket_is_locked(&self->lock));
+	EXPECT_EQ(4, pvq_ticket_head(word(&self->lock)));
+	/* Nobody to kick. */
+	EXPECT_EQ(0UL, pvq_futex_kicks(UNIT_TEST_CPU));
+}
+
+/* A kick with nothing changed: the waiter parks again, record and all. */
+TEST_F(pvticket, spurious_kick_waiter_parks_again)
+{
+	struct contender c;
+
+	pvq_pvticket_lock(&self->lock);
+	ASSERT_TRUE(start_parked(&c, &self->lock, 1, 2, false));
+	pvq_pv_kick(1);
+	ASSERT_TRUE(poll_until(pvq_futex_parks(1) == 2 &&
+			       parked_for(1, &self->lock, 2)))
+		TH_LOG("parks %lu", pvq_futex_parks(1));
+	EXPECT_FALSE(flag_read(&c.acquired));
+	EXPECT_EQ(tickets(0, 4 | FLAG), word(&self->lock));
+
+	pvq_pvticket_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&c.done)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(tickets(4, 4), word(&self->lock));
+	EXPECT_EQ(2UL, pvq_futex_kicks(1));
+}
+
+/* The waiter's thread stops in the backend's check-to-sleep window. */
+static int window_cpu = -1;
+static int in_window;
+static int window_done;
+
+static void hold_in_window(void)
+{
+	if (smp_processor_id() != window_cpu || flag_read(&in_window))
+		return;
+	flag_set(&in_window);
+	poll_until(flag_read(&window_done));
+}
+
+/* The unlock and its kick land between the waiter's check and its sleep. */
+TEST_F(pvticket, kick_between_check_and_sleep_is_not_lost)
+{
+	struct contender c;
+
+	window_cpu = 1;
+	pvq_futex_window_hook = hold_in_window;
+	pvq_pvticket_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&c, &pvt_ops, &self->lock, 1, false));
+	ASSERT_TRUE(poll_until(flag_read(&in_window)));
+	EXPECT_TRUE(flag_of(&self->lock));
+
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_EQ(1UL, pvq_futex_kicks(1));
+	flag_set(&window_done);
+	ASSERT_TRUE(poll_until(flag_read(&c.done)))
+		TH_LOG("the waiter slept through the kick");
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(tickets(4, 4), word(&self->lock));
+}
+
+TEST_F(pvticket, none_backend_spins_and_hands_over)
+{
+	struct contender c;
+
+	ASSERT_EQ(0, pvq_pv_select("none"));
+	pvq_pvticket_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&c, &pvt_ops, &self->lock, 1, false));
+	ASSERT_TRUE(poll_until(pvq_futex_waits(1) > 10));
+	EXPECT_TRUE(flag_of(&self->lock));
+	pvq_pvticket_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&c.done)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_FALSE(pvq_pvticket_is_locked(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_parks(1));
+}
+
+#ifdef PVQ_LOCK_DEBUG
+TEST_F(pvticket, debug_warns_on_unlock_of_free_lock)
+{
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_EQ(1UL, shim_warnings);
+}
+#endif
+
+/*
+ * Regression test (a kick was lost before the fix).  An interrupt that
+ * arrives after a waiter recorded (lock, ticket) but before its pv_wait()
+ * masks interrupts, and whose handler waits for another pvticket lock,
+ * overwrites the per-CPU record and clears it (and the CPU's mask bit) on
+ * its way out.  The interrupted waiter then halts with no record, and the
+ * unlock that serves its ticket finds nobody to kick.  The backend's entry
+ * hook plays the interrupt.
+ */
+static struct pvq_pvticketlock irq_lock;
+static int irq_cpu = -1;
+static int in_irq;
+
+static void interrupt_takes_irq_lock(void)
+{
+	if (smp_processor_id() != irq_cpu || flag_read(&in_irq))
+		return;
+	flag_set(&in_irq);
+	pvq_pvticket_lock(&irq_lock);
+	pvq_pvticket_unlock(&irq_lock);
+}
+
+TEST_F(pvticket, interrupt_waiting_on_other_lock_keeps_outer_record)
+{
+	struct contender c;
+
+	pvq_pvticket_init(&irq_lock);
+	irq_cpu = 1;
+	pvq_futex_entry_hook = interrupt_takes_irq_lock;
+	pvq_pvticket_lock(&self->lock);
+	pvq_pvticket_lock(&irq_lock);
+	ASSERT_EQ(0, contender_start(&c, &pvt_ops, &self->lock, 1, false));
+	/* CPU 1 waits in the "interrupt", for irq_lock. */
+	ASSERT_TRUE(poll_until(parked_for(1, &irq_lock, 2)));
+	pvq_pvticket_unlock(&irq_lock);
+	/* Back in the outer wait: the record must be ours again. */
+	ASSERT_TRUE(poll_until(pvq_futex_parks(1) == 2 &&
+			       pvq_futex_parked(1)));
+	EXPECT_TRUE(parked_for(1, &self->lock, 2))
+		TH_LOG("cpu 1 halted for ticket 2 without a record");
+	pvq_pvticket_unlock(&self->lock);
+	EXPECT_TRUE(poll_until(flag_read(&c.done)))
+		TH_LOG("cpu 1 was never kicked: %lu kicks",
+		       pvq_futex_kicks(1));
+}
+
+/*
+ * Regression test (memory corruption before the fix).  An unlock that saw
+ * the flag and leaves the lock free (head == tail) clears the flag with a
+ * cmpxchg on the lock word, after the lock was released: by then another
+ * CPU may have taken the lock, released it and freed its memory.  Here
+ * CPU 1 runs pvq_pvticket_unlock() up to its slow path, the test takes,
+ * releases and frees (unmaps) the lock, and CPU 1 continues.
+ */
+static struct pvq_pvticketlock *mapped_lock;
+static u32 unlock_old;
+static int released, freed;
+
+static void unlock_then_slow_path(void)
+{
+	struct pvq_pvticketlock *lock = mapped_lock;
+	int old = atomic_read(&lock->tickets.val);
+
+	/* pvq_pvticket_unlock() up to its slow-path call. */
+	while (!atomic_try_cmpxchg(&lock->tickets.val, &old,
+				   (old & ~0xffff) |
+				   (u16)(pvq_ticket_head(old) +
+					 PVQ_PVTICKET_INC)))
+		;
+	unlock_old = old;
+	flag_set(&released);
+	poll_until(flag_read(&freed));
+	pvq_pvticket_unlock_slowpath(lock, old);
+}
+
+static void *unlocker_fn(void *arg)
+{
+	shim_register_cpu(1);
+	unlock_then_slow_path();
+	shim_unregister_cpu();
+	return NULL;
+}
+
+static void unlock_races_free(void)
+{
+	pthread_t tid;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	mapped_lock = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Held by CPU 1 after a halted waiter came and went: flag set. */
+	atomic_set(&mapped_lock->tickets.val, tickets(2, 4 | FLAG));
+	pthread_create(&tid, NULL, unlocker_fn, NULL);
+	poll_until(flag_read(&released));
+	pvq_pvticket_lock(mapped_lock);
+	pvq_pvticket_unlock(mapped_lock);
+	munmap(mapped_lock, getpagesize());
+	flag_set(&freed);
+	pthread_join(tid, NULL);
+	abort();		/* what aborts_saying() waits for */
+}
+
+TEST(pvticket_unlock_does_not_touch_lock_after_release)
+{
+	/* The child must abort here, not die of SIGSEGV in the slow path. */
+	EXPECT_TRUE(aborts_saying(unlock_races_free, ""))
+		TH_LOG("the unlock slow path wrote to the released lock");
+}
+
+/*
+ * The backend itself.  A "CPU" thread that waits on a byte, so the tests
+ * can watch it park and wake.
+ */
+struct byte_waiter {
+	pthread_t tid;
+	int cpu;
+	u8 *ptr;
+	u8 val;
+	int done;
+};
+
+static void *byte_waiter_fn(void *arg)
+{
+	struct byte_waiter *w = arg;
+
+	shim_register_cpu(w->cpu);
+	pvq_pv_wait(w->ptr, w->val);
+	shim_unregister_cpu();
+	flag_set(&w->done);
+	return NULL;
+}
+
+static int byte_waiter_start(struct byte_waiter *w, int cpu, u8 *ptr, u8 val)
+{
+	*w = (struct byte_waiter){ .cpu = cpu, .ptr = ptr, .val = val };
+	return pthread_create(&w->tid, NULL, byte_waiter_fn, w);
+}
+
+static bool byte_waiter_finish(struct byte_waiter *w)
+{
+	if (!poll_until(flag_read(&w->done)))
+		return false;
+	return pthread_join(w->tid, NULL) == 0;
+}
+
+TEST(pv_backend_names)
+{
+	EXPECT_STREQ("futex", pvq_pv->name);
+	EXPECT_EQ(PVQ_FUTEX_SPIN_THRESHOLD, pvq_spin_threshold);
+	EXPECT_EQ(0, pvq_pv_select("none"));
+	EXPECT_STREQ("none", pvq_pv->name);
+	EXPECT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("futex", pvq_pv->name);
+	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
+	EXPECT_EQ(-ENODEV, pvq_pv_select("ipi"));
+	EXPECT_EQ(-EINVAL, pvq_pv_select("hlt"));
+	EXPECT_STREQ("futex", pvq_pv->name);
+}
+
+TEST(pv_backend_wait_returns_if_value_differs)
+{
+	u8 byte = 0;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	pvq_pv_wait(&byte, 1);
+	EXPECT_EQ(1UL, pvq_futex_waits(UNIT_TEST_CPU));
+	EXPECT_EQ(0UL, pvq_futex_parks(UNIT_TEST_CPU));
+}
+
+TEST(pv_backend_kick_wakes_parked_cpu_only)
+{
+	struct byte_waiter a, b;
+	u8 byte = 1;
+
+	ASSERT_EQ(0, byte_waiter_start(&a, 3, &byte, 1));
+	ASSERT_EQ(0, byte_waiter_start(&b, 4, &byte, 1));
+	ASSERT_TRUE(poll_until(pvq_futex_parked(3) && pvq_futex_parked(4)));
+	/* Parked until kicked: a changed value alone does not wake it. */
+	byte = 2;
+	EXPECT_TRUE(stays_false(flag_read(&a.done) || flag_read(&b.done)));
+	pvq_pv_kick(3);
+	ASSERT_TRUE(byte_waiter_finish(&a));
+	EXPECT_TRUE(stays_false(flag_read(&b.done)));
+	pvq_pv_kick(4);
+	ASSERT_TRUE(byte_waiter_finish(&b));
+	EXPECT_EQ(1UL, pvq_futex_kicks(3));
+	EXPECT_EQ(1UL, pvq_futex_parks(3));
+	EXPECT_EQ(1UL, pvq_futex_kicks(4));
+}
+
+/* A kick between the check and the sleep: the sleep must not happen. */
+TEST(pv_backend_kick_between_check_and_sleep_is_not_lost)
+{
+	struct byte_waiter w;
+	u8 byte = 1;
+
+	window_cpu = 3;
+	pvq_futex_window_hook = hold_in_window;
+	ASSERT_EQ(0, byte_waiter_start(&w, 3, &byte, 1));
+	ASSERT_TRUE(poll_until(flag_read(&in_window)));
+	pvq_pv_kick(3);
+	flag_set(&window_done);
+	ASSERT_TRUE(byte_waiter_finish(&w))
+		TH_LOG("the kick in the window was lost");
+	EXPECT_EQ(1UL, pvq_futex_parks(3));
+}
+
+/*
+ * A kick that came before wait() even started is forgotten, as the
+ * contract allows: the backend must not hide a lock's lost kick behind an
+ * old one.
+ */
+TEST(pv_backend_forgets_kick_before_wait)
+{
+	struct byte_waiter w;
+	u8 byte = 1;
+
+	pvq_pv_kick(3);
+	ASSERT_EQ(0, byte_waiter_start(&w, 3, &byte, 1));
+	ASSERT_TRUE(poll_until(pvq_futex_parked(3)));
+	EXPECT_TRUE(stays_false(flag_read(&w.done)));
+	pvq_pv_kick(3);
+	ASSERT_TRUE(byte_waiter_finish(&w));
+	EXPECT_EQ(2UL, pvq_futex_kicks(3));
+}
+
+TEST(pv_backend_none_never_parks)
+{
+	u8 byte = 1;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	ASSERT_EQ(0, pvq_pv_select("none"));
+	pvq_pv_wait(&byte, 1);
+	pvq_pv_kick(2);
+	EXPECT_EQ(1UL, pvq_futex_waits(UNIT_TEST_CPU));
+	EXPECT_EQ(0UL, pvq_futex_parks(UNIT_TEST_CPU));
+	EXPECT_EQ(1UL, pvq_futex_kicks(2));
+}
+
+TEST_HARNESS_MAIN
