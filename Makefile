@@ -5,6 +5,7 @@
 #   make [CONFIG=configs/x.config] [QUEUE_SPINLOCK=y|n ...] [KDIR=...]
 #   make check      W=1 + sparse build and checkpatch; fails on any warning
 #   make test       everything (builds, check, userspace tests, VM tests)
+#   make bench      the benchmark: every type, 0.5x-4x overcommit, report
 #   make run        torture every built type side by side at 2x overcommit
 #   make deps       install what is missing (apt-get) and extract the
 #                   kselftest/checkpatch files from linux-source-6.1
@@ -87,7 +88,8 @@ vmtest: modules
 test: deps-check
 	tools/testall
 
-# The main job.  Extra options for tools/run-overcommit via RUN_ARGS=.
+# The quick look (the main job is make bench, below).  Extra options for
+# tools/run-overcommit via RUN_ARGS=.
 run: deps-check
 	$(MAKE) modules
 	tools/run-overcommit --types "$(PVQ_TYPES)" $(RUN_ARGS)
@@ -97,3 +99,40 @@ print-types:
 
 print-config:
 	@$(foreach o,$(PVQ_OPTIONS),echo $(o)=$($(o));)
+
+# The benchmark: every built type at several overcommit levels, repeated,
+# with a report (results/<date>-<tag>/report.md); see Documentation/bench.rst.
+# Its knobs, all optional:
+#   LEVELS="0.5 1 2 4" RUNS=3 SECS=4 HOGS=0 TAG=default BASELINE=spin_lock
+#   TORTURE_ARGS="nlocks=2 ..." LIB_ARGS="pv_backend=ipi spin_threshold=64"
+BENCH_ARGS = $(if $(LEVELS),--levels '$(LEVELS)') \
+	     $(if $(RUNS),--runs '$(RUNS)') \
+	     $(if $(SECS),--secs '$(SECS)') \
+	     $(if $(HOGS),--hogs '$(HOGS)') \
+	     $(if $(TAG),--tag '$(TAG)') \
+	     $(if $(BASELINE),--baseline '$(BASELINE)') \
+	     $(if $(TORTURE_ARGS),--torture-args '$(TORTURE_ARGS)') \
+	     $(if $(LIB_ARGS),--lib-args '$(LIB_ARGS)')
+
+.PHONY: bench fastpath-bench test-bench bench-clean
+
+bench: deps-check
+	@# Bad options fail here, before the build.
+	@tools/bench --dry-run --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS) >/dev/null
+	$(MAKE) modules
+	$(MAKE) -C bench
+	BENCH_MAKE_COMMAND="$(strip make bench $(MAKEOVERRIDES))" \
+		tools/bench --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS)
+
+# The uncontended fast-path microbenchmark alone (userspace, seconds).
+fastpath-bench:
+	$(MAKE) -C bench run
+
+# The benchmark tooling's own tests (statistics, report, parsing; no VM).
+test-bench:
+	tools/test-bench
+
+bench-clean:
+	$(MAKE) -C bench clean
+
+clean: bench-clean

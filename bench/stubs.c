@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The out-of-line slow paths of the lock types fastpath.c measures.  An
+ * uncontended lock never reaches them, so here each one only reports that
+ * the benchmark's premise broke and aborts.  This also keeps the benchmark
+ * independent of which slow-path sources the shim can build (the PV slow
+ * paths need a halt/kick backend, which an uncontended lock never uses).
+ */
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+#include "ticket.h"
+#ifdef PVQ_QUEUE_SPINLOCK
+#include "qspinlock.h"
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+#include "pvticket.h"
+#endif
+#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
+#include "pvqspinlock.h"
+#endif
+#ifdef PVQ_UNFAIR_LOCKS
+#include "unfair.h"
+#endif
+
+#include "shim.h"
+
+static __noreturn __cold void premise_broken(const char *what)
+{
+	shim_die("fastpath: %s reached its slow path: the lock was not uncontended",
+		 what);
+}
+
+#ifdef PVQ_QUEUE_SPINLOCK
+void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+{
+	premise_broken("qspinlock lock");
+}
+#endif
+
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
+{
+	premise_broken("pvticket lock");
+}
+
+void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u32 old)
+{
+	premise_broken("pvticket unlock");
+}
+#endif
+
+#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
+void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+{
+	premise_broken("pvqspinlock lock");
+}
+
+void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
+{
+	premise_broken("pvqspinlock unlock");
+}
+#endif
+
+#ifdef PVQ_UNFAIR_LOCKS
+void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+{
+	premise_broken("pvqspinlock_unfair lock");
+}
+#endif

@@ -1,0 +1,443 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Markdown tables from the benchmark's per-run CSV (tools/bench writes it,
+# see Documentation/bench.rst).  Needs tools/lib/stats.awk loaded first.
+#
+#   awk -f stats.awk -f report.awk -v mode=report  [-v baseline=T] runs.csv
+#   awk -f stats.awk -f report.awk -v mode=compare a.csv b.csv
+#   awk -f stats.awk -f report.awk -v mode=plot    runs.csv
+#
+# mode=report: one table per metric, rows = overcommit levels, columns =
+# lock types, cells = mean (stdev) and the signed %-change against the
+# baseline type at the same level, with the t-test's verdict.
+# mode=compare: the same metrics for two result sets, one row per level and
+# type, B against A.
+# mode=plot: "level mean stdev" blocks of throughput, one per type, for
+# gnuplot (each block starts with "# type").
+#
+# Other variables: test (welch|student, default welch), conf (default 0.95).
+# Columns are found by name in each file's header, so files written by
+# different versions (other lock events, say) still compare.
+
+BEGIN {
+	FS = ","
+	if (mode == "")
+		mode = "report"
+	if (baseline == "")
+		baseline = "spin_lock"
+	ST_METHOD = test == "" ? "welch" : test
+	ST_CONF = conf == "" ? 0.95 : conf
+	nset = 0
+	nlevels = ntypes = nfailed = 0
+	failed_total = runs_total = 0
+
+	# Metric id, direction (1: higher is better), format, title.
+	nm = 0
+	metric("throughput", 1, "si", "Throughput: lock acquisitions per second, all threads")
+	metric("retention", 1, "ratio", "Retention: throughput at Nx / the same type's throughput at 1x (physical ideal about 1.0)")
+	metric("ratio", 1, "ratio", "Ratio to the baseline: throughput / the baseline type's throughput in the same guest")
+	metric("maxmin", 0, "si", "Fairness: per-thread max/min acquisitions (locktorture flags > 2)")
+	metric("jain", 1, "ratio", "Fairness: Jain's index over per-thread acquisitions (1 = even)")
+	metric("p99", 0, "ns", "Wait time, 99th percentile (lock call to lock owned)")
+	metric("halts", 0, "small", "PV halts per 1000 acquisitions")
+	metric("kicks", 0, "small", "PV kicks per 1000 acquisitions")
+	metric("spurious", 0, "small", "PV spurious wakeups per 1000 acquisitions")
+	metric("steals", 0, "small", "Lock steals past the queue per 1000 acquisitions")
+	metric("hash_hops", 0, "small", "PV hash-table extra probes per 1000 acquisitions")
+
+	# Which lock events make up each PV counter (absent ones count 0).
+	pvdef["halts"] = "wait_node wait_head wait_again taken_slow"
+	pvdef["kicks"] = "kick_unlock released_slow_kicked"
+	pvdef["spurious"] = "spurious"
+	pvdef["steals"] = "lock_stealing unfair_steal"
+	pvdef["hash_hops"] = "hash_hops"
+}
+
+function metric(id, higher, format, title) {
+	mid[++nm] = id
+	mhigher[id] = higher
+	mfmt[id] = format
+	mtitle[id] = title
+}
+
+FNR == 1 {
+	nset++
+	for (i = 1; i <= NF; i++)
+		col[nset, $i] = i
+	hasevents[nset] = ((nset, "wait_node") in col) || ((nset, "taken_slow") in col)
+	next
+}
+
+function get(name) {
+	return (nset, name) in col ? $(col[nset, name]) : ""
+}
+
+function add_level(l,    i) {
+	if (l in islevel)
+		return
+	islevel[l] = 1
+	# Insertion sort: levels stay in numeric order.
+	for (i = ++nlevels; i > 1 && level[i - 1] + 0 > l + 0; i--)
+		level[i] = level[i - 1]
+	level[i] = l
+}
+
+function add_type(t) {
+	if (t in istype)
+		return
+	istype[t] = 1
+	type[++ntypes] = t
+}
+
+{
+	l = sprintf("%g", get("level") + 0)
+	t = get("type")
+	r = get("rep")
+	add_level(l)
+	add_type(t)
+	vcpus[l] = get("vcpus")
+	k = nset SUBSEP l SUBSEP t
+	nruns[k]++
+	runs_total++
+	if (get("status") != "ok") {
+		nfail[k]++
+		failed_total++
+		failrow[++nfailed] = sprintf("%sx | %s | %s | %s | %s |",
+			l, r, t, get("status"), get("reason"))
+		failset[nfailed] = nset
+		next
+	}
+	reps[k] = reps[k] " " r
+	acq = get("acq") + 0
+	min = get("min") + 0
+	R[nset, "throughput", l, t, r] = get("acq_per_sec") + 0
+	# A starved thread (min 0) would make the ratio infinite: count it 1.
+	R[nset, "maxmin", l, t, r] = (get("max") + 0) / (min > 0 ? min : 1)
+	R[nset, "jain", l, t, r] = get("jain") + 0
+	R[nset, "p99", l, t, r] = get("p99_ns") + 0
+	if (hasevents[nset] && acq > 0)
+		for (c in pvdef) {
+			n = split(pvdef[c], ev, " ")
+			sum = 0
+			for (i = 1; i <= n; i++)
+				sum += get(ev[i]) + 0
+			R[nset, c, l, t, r] = 1000 * sum / acq
+		}
+}
+
+# The runs of (set, level, type) as a sample of metric m.
+function sample(s, m, l, t,    n, rr, i, v, out, x, y) {
+	out = ""
+	n = split(reps[s, l, t], rr, " ")
+	for (i = 1; i <= n; i++) {
+		if (m == "retention") {
+			# Pairs runs by repetition number: run r at 1x and
+			# run r at Nx are independent guests, so each ratio
+			# carries both levels' noise.
+			if (!((s, "throughput", "1", t, rr[i]) in R))
+				continue
+			y = R[s, "throughput", "1", t, rr[i]]
+			x = R[s, "throughput", l, t, rr[i]]
+			if (y <= 0)
+				continue
+			v = x / y
+		} else if (m == "ratio") {
+			# Same guest, same repetition: the pairing is real.
+			if (!((s, "throughput", l, baseline, rr[i]) in R))
+				continue
+			y = R[s, "throughput", l, baseline, rr[i]]
+			if (y <= 0)
+				continue
+			v = R[s, "throughput", l, t, rr[i]] / y
+		} else {
+			if (!((s, m, l, t, rr[i]) in R))
+				continue
+			v = R[s, m, l, t, rr[i]]
+		}
+		out = out (out == "" ? "" : " ") v
+	}
+	return out
+}
+
+# Three significant figures and an SI suffix: 1.23M, 45.6k, 789, 0.0123.
+function fmt_si(x,    a, s) {
+	a = x < 0 ? -x : x
+	s = ""
+	if (a >= 1e9) {
+		x /= 1e9
+		s = "G"
+	} else if (a >= 1e6) {
+		x /= 1e6
+		s = "M"
+	} else if (a >= 1e3) {
+		x /= 1e3
+		s = "k"
+	}
+	a = x < 0 ? -x : x
+	if (a == 0)
+		return "0"
+	if (a >= 99.95)
+		return sprintf("%.0f%s", x, s)
+	if (a >= 9.995)
+		return sprintf("%.1f%s", x, s)
+	if (a >= 0.9995 || s != "")
+		return sprintf("%.2f%s", x, s)
+	return sprintf("%.3g", x)
+}
+
+function fmt_ns(x,    a) {
+	a = x < 0 ? -x : x
+	if (a >= 1e9)
+		return fmt_si(x / 1e9) " s"
+	if (a >= 1e6)
+		return fmt_si(x / 1e6) " ms"
+	if (a >= 1e3)
+		return fmt_si(x / 1e3) " us"
+	return fmt_si(x) " ns"
+}
+
+function fmt(m, x) {
+	if (mfmt[m] == "ns")
+		return fmt_ns(x)
+	if (mfmt[m] == "ratio")
+		return x >= 1000 ? fmt_si(x) : sprintf("%.3f", x)
+	return fmt_si(x)
+}
+
+function mean_sd(m, smp) {
+	if (st_n(smp) < 2)
+		return fmt(m, st_mean(smp)) " (n=1)"
+	return fmt(m, st_mean(smp)) " (" fmt(m, st_sd(smp)) ")"
+}
+
+# Signed so that positive is better.
+function pct(m, ref, x,    p) {
+	if (ref == 0)
+		return ""
+	p = (mhigher[m] ? x - ref : ref - x) / ref * 100
+	return sprintf(p >= 1000 || p <= -1000 ? "%+.0f%%" : "%+.1f%%", p)
+}
+
+function verdict(a, b,    v) {
+	v = st_test(a, b)
+	return v < 0 ? "n/a" : v ? "*" : "neutral"
+}
+
+# " [1/3 failed]", or "" when every run of the cell succeeded.
+function failnote(k) {
+	return nfail[k] ? " [" nfail[k] "/" nruns[k] " failed]" : ""
+}
+
+function level_label(l) {
+	return l "x (" vcpus[l] " vCPU" (vcpus[l] == 1 ? "" : "s") ")"
+}
+
+# Is every value of metric m zero (or absent) for type t in set s?
+function all_zero(s, m, t,    i, smp) {
+	for (i = 1; i <= nlevels; i++) {
+		smp = sample(s, m, level[i], t)
+		if (smp != "" && st_mean(smp) != 0)
+			return 0
+	}
+	return 1
+}
+
+function legend(m, what) {
+	printf "%s is better. ", mhigher[m] ? "Higher" : "Lower"
+	printf "Absolute numbers are emulated (QEMU TCG) and not comparable with hardware; "
+	printf "only ratios within one run count.\n"
+	printf "Cells: mean (stdev) over the successful runs; %s\n\n", what
+}
+
+function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, nshown, omitted) {
+	pvtab = (m in pvdef)
+	if (pvtab && !hasevents[1])
+		return
+	if (m == "retention" && !("1" in islevel))
+		return
+	if (m == "ratio" && !(baseline in istype))
+		return
+	printf "### %s\n\n", mtitle[m]
+	base0 = pvtab && all_zero(1, m, baseline)
+	if (m == "ratio")
+		legend(m, "the baseline " baseline " is 1 by definition; " \
+		       "* = differs from 1 at " ST_CONF * 100 "% confidence " \
+		       "(" testname() "), neutral = does not.")
+	else if (base0)
+		legend(m, "no %-change: the baseline " baseline " has none of these events.")
+	else
+		legend(m, "signed %-change against " baseline " at the same level " \
+		       "(positive = better); * = significant at " ST_CONF * 100 \
+		       "% confidence (" testname() "), neutral = not significant, " \
+		       "n/a = fewer than 2 runs.")
+	# PV tables: only the types that have any such event.
+	nshown = 0
+	omitted = ""
+	for (j = 1; j <= ntypes; j++) {
+		t = type[j]
+		if (pvtab && t != baseline && all_zero(1, m, t)) {
+			omitted = omitted (omitted == "" ? "" : ", ") t
+			continue
+		}
+		if (pvtab && t == baseline && base0) {
+			omitted = omitted (omitted == "" ? "" : ", ") t
+			continue
+		}
+		shown[++nshown] = t
+	}
+	if (nshown == 0) {
+		printf "No type had any such event.\n\n"
+		return
+	}
+	printf "| overcommit |"
+	for (j = 1; j <= nshown; j++)
+		printf " %s%s |", shown[j], shown[j] == baseline ? " (baseline)" : ""
+	printf "\n|---|"
+	for (j = 1; j <= nshown; j++)
+		printf "---:|"
+	printf "\n"
+	for (i = 1; i <= nlevels; i++) {
+		l = level[i]
+		printf "| %s |", level_label(l)
+		ref = sample(1, m, l, baseline)
+		for (j = 1; j <= nshown; j++) {
+			t = shown[j]
+			k = 1 SUBSEP l SUBSEP t
+			smp = sample(1, m, l, t)
+			if (!nruns[k])
+				cell = "-"
+			else if (nfail[k] == nruns[k])
+				cell = "FAILED (" nfail[k] "/" nruns[k] ")"
+			else if (smp == "")
+				cell = "-"
+			else if (m == "retention" && l == "1")
+				cell = "1 (reference)"
+			else {
+				cell = mean_sd(m, smp)
+				if (t != baseline && ref != "" && !base0) {
+					if (m != "ratio")
+						cell = cell " " pct(m, st_mean(ref), st_mean(smp))
+					cell = cell " " verdict(ref, smp)
+				}
+				cell = cell failnote(k)
+			}
+			printf " %s |", cell
+		}
+		printf "\n"
+	}
+	if (omitted != "")
+		printf "\nAll zero (not shown): %s.\n", omitted
+	printf "\n"
+}
+
+function testname() {
+	return ST_METHOD == "student" ? "Student's t, pooled variance" : "Welch's t-test"
+}
+
+function compare_table(m,    i, j, l, t, a, b, ka, kb, ca, cb, change, v) {
+	if ((m in pvdef) && !(hasevents[1] && hasevents[2]))
+		return
+	if (m == "retention" && !("1" in islevel))
+		return
+	if (m == "ratio" && !(baseline in istype))
+		return
+	printf "### %s\n\n", mtitle[m]
+	if (m == "ratio")
+		printf "Baseline type: %s.\n", baseline
+	legend(m, "change = B against A, signed so that positive is better; " \
+	       "* = significant at " ST_CONF * 100 "% confidence (" testname() \
+	       "), neutral = not significant, n/a = fewer than 2 runs.")
+	printf "| overcommit | type | A | B | change | verdict |\n"
+	printf "|---|---|---:|---:|---:|---|\n"
+	for (i = 1; i <= nlevels; i++) {
+		l = level[i]
+		for (j = 1; j <= ntypes; j++) {
+			t = type[j]
+			if ((m in pvdef) && all_zero(1, m, t) && all_zero(2, m, t))
+				continue
+			if (m == "retention" && l == "1")
+				continue
+			ka = 1 SUBSEP l SUBSEP t
+			kb = 2 SUBSEP l SUBSEP t
+			if (!nruns[ka] && !nruns[kb])
+				continue
+			a = sample(1, m, l, t)
+			b = sample(2, m, l, t)
+			ca = compare_cell(m, ka, a)
+			cb = compare_cell(m, kb, b)
+			change = v = ""
+			if (a != "" && b != "") {
+				change = pct(m, st_mean(a), st_mean(b))
+				v = verdict(a, b)
+			}
+			printf "| %s | %s | %s | %s | %s | %s |\n", level_label(l), t, ca, cb, change, v
+		}
+	}
+	printf "\n"
+}
+
+function compare_cell(m, k, smp) {
+	if (!nruns[k])
+		return "-"
+	if (nfail[k] == nruns[k])
+		return "FAILED (" nfail[k] "/" nruns[k] ")"
+	if (smp == "")
+		return "-"
+	return mean_sd(m, smp) failnote(k)
+}
+
+function failures(    i) {
+	printf "### Failed runs\n\n"
+	if (nfailed == 0) {
+		printf "None: %d of %d runs succeeded.\n\n", runs_total, runs_total
+		return
+	}
+	printf "%d of %d runs failed; they are left out of every mean above and counted in their cells.\n\n", failed_total, runs_total
+	if (mode == "compare")
+		printf "| set "
+	printf "| level | run | type | status | reason |\n"
+	if (mode == "compare")
+		printf "|---"
+	printf "|---|---|---|---|---|\n"
+	for (i = 1; i <= nfailed; i++) {
+		if (mode == "compare")
+			printf "| %s ", (failset[i] == 1 ? "A" : "B")
+		printf "| %s\n", failrow[i]
+	}
+	printf "\n"
+}
+
+function plot(    i, j, l, t, smp) {
+	for (j = 1; j <= ntypes; j++) {
+		t = type[j]
+		printf "# %s\n", t
+		for (i = 1; i <= nlevels; i++) {
+			l = level[i]
+			smp = sample(1, "throughput", l, t)
+			if (smp != "")
+				printf "%s %.6g %.6g\n", l, st_mean(smp), st_sd(smp)
+		}
+		printf "\n\n"
+	}
+}
+
+END {
+	if (nset == 0)
+		exit 1
+	if (mode == "plot") {
+		plot()
+		exit 0
+	}
+	if (mode == "compare") {
+		if (nset != 2) {
+			print "report.awk: compare needs exactly two files" > "/dev/stderr"
+			exit 2
+		}
+		for (i = 1; i <= nm; i++)
+			compare_table(mid[i])
+	} else {
+		for (i = 1; i <= nm; i++)
+			report_table(mid[i])
+	}
+	failures()
+}
