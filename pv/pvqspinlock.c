@@ -165,9 +165,11 @@ bool pvq_pv_trylock_steal(struct pvq_qspinlock *lock)
 	/*
 	 * Acquire: on success the critical section follows.  A set pending
 	 * bit means the queue head is spinning for the lock: leave it alone.
+	 * The cmpxchg covers the pending byte too, so a head that sets it
+	 * after our read still keeps us out.
 	 */
 	if (!(val & PVQ_LOCKED_PENDING_MASK) &&
-	    cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0) {
+	    cmpxchg_acquire(&lock->locked_pending, 0, PVQ_LOCKED_VAL) == 0) {
 		pvq_stat_inc(lock_stealing);
 		return true;
 	}
@@ -404,9 +406,14 @@ bool pvq_unfair_steal(struct pvq_qspinlock *lock)
 		/* A starving queue head has blocked stealing: queue. */
 		if (val & PVQ_PENDING_MASK)
 			return false;
-		/* Acquire: on success the critical section follows. */
+		/*
+		 * Acquire: on success the critical section follows.  The
+		 * cmpxchg covers pending too: a head that blocks stealing
+		 * after our read still wins.
+		 */
 		if (!(val & PVQ_LOCKED_MASK) &&
-		    cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0) {
+		    cmpxchg_acquire(&lock->locked_pending, 0,
+				    PVQ_LOCKED_VAL) == 0) {
 			pvq_stat_inc(unfair_steal);
 			return true;
 		}

@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh -- model-check model/pvqspinlock.pml with SPIN, print TAP.
+#
+# For the correct model (fair and unfair, 3 CPUs x 2 acquisitions, plus
+# 4 CPUs x 1 and a spurious-wakeup backend) it runs the safety search
+# (assertions: mutual exclusion, the C code's WARNs, one hash entry per
+# lock; invalid end states: nobody halted or stuck forever) and the
+# liveness search (LTL "live", acceptance cycles under weak fairness) and
+# requires "errors: 0" from a complete search.  For every seeded bug it
+# requires a counterexample of each property the bug breaks, and for the
+# probes of README.md "Findings" a counterexample on the C protocol and
+# none with the candidate fix.
+#
+# Usage: model/check.sh [-v] [-k] [REGEX]
+#   -v     print the counterexample of each expected failure (the steps
+#          that touch shared state) as TAP comments
+#   -k     keep the work directory (pan, pan.*, *.trail, logs), say where
+#   REGEX  run only the tests whose description matches (grep -E)
+#
+# Environment: JOBS (pan runs in parallel, default 2), MEMLIM (MB per pan
+# run, default 8192), SPIN, CC.
+# Needs spin (apt-get install -y spin) and a C compiler.  Everything spin
+# and pan write goes to a temporary directory, never into the repository.
+# Exit status: 0 if every test passed, 1 otherwise.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+model=pvqspinlock.pml
+SPIN=${SPIN:-spin}
+CC=${CC:-gcc}
+JOBS=${JOBS:-2}			# pan runs at a time: one per core
+MEMLIM=${MEMLIM:-8192}		# MB per pan: JOBS x 8 GiB < 24 GiB
+DEPTH=20000			# pan -m: far above the deepest run (~1200)
+
+verbose=0
+keep=0
+while getopts vk opt; do
+	case $opt in
+	v) verbose=1 ;;
+	k) keep=1 ;;
+	*) echo "usage: $0 [-v] [-k] [REGEX]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+select=${1:-}
+
+for tool in "$SPIN" "$CC"; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "Bail out! $tool not found (apt-get install -y spin gcc)"
+		exit 1
+	fi
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pvqspinlock-model.XXXXXX")
+cleanup() {
+	if ((keep)); then
+		echo "# work directory kept: $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+t_start=$SECONDS
+
+# Replay the trail in the current directory: one line per step of a CPU
+# that touches shared state (locals-only steps are left out).
+show_trail() {
+	"$SPIN" "$@" -t -p "$model" 2>/dev/null |
+	awk '/proc +[1-9][0-9]* \(cpu/ {
+		p = $3 - 1; ln = $5; sub(/.*:/, "", ln)
+		s = $0; sub(/^[^[]*\[/, "[", s)
+		if (s ~ /lk_|nd_|he_|waiting|kicked|in_cs|assert/)
+			printf "#     cpu%d  line %-4s %s\n", p, ln, s
+	}
+	/proc +[1-9][0-9]* \(cpu/ && !/\[/ {
+		ln = $5; sub(/.*:/, "", ln)
+		printf "#     cpu%d  ends at line %s\n", $3 - 1, ln
+	}
+	/START OF CYCLE/ { print "#     " $0 }' | uniq | head -200
+}
+
+# run_test NUM EXPECT MODE "SPIN FLAGS" "DESCRIPTION" OPT
+#
+# Runs one test in $work/tNUM and prints its TAP line (and diagnostics).
+#
+# EXPECT  pass: a complete search with errors: 0;
+#         fail:REGEX: errors > 0 and pan's report matches REGEX.
+# MODE    safety:   assertions and invalid end states;
+#         assert:   assertions only (pan -E);
+#         deadlock: invalid end states only (pan -A);
+#         live:     LTL "live" under weak fairness (pan -a -f);
+#         live-A:   the same, assertions ignored (pan -A), for bugs, so
+#                   that the counterexample is the liveness one;
+#         all:      assertions only, every error reported (pan -E -c0),
+#                   so that REGEX can pick one kind among many.
+# OPT     O2: a big search: pan compiled with gcc -O2, default hash table;
+#         O0: a small one: gcc -O0 (compiles faster), pan -w20.
+run_test() {
+	local n=$1 expect=$2 mode=$3 sflags=$4 desc=$5 opt=$6
+	local dir ccflags panflags log errors states depth secs
+	local -a sf
+
+	dir=$work/t$n
+	mkdir -p "$dir"
+	cp "$here/$model" "$dir/"
+	read -r -a sf <<<"$sflags"
+
+	case $mode in
+	safety) ccflags="-DSAFETY -DNOCLAIM"; panflags="" ;;
+	assert) ccflags="-DSAFETY -DNOCLAIM"; panflags="-E" ;;
+	all) ccflags="-DSAFETY -DNOCLAIM"; panflags="-E -c0" ;;
+	deadlock) ccflags="-DSAFETY -DNOCLAIM"; panflags="-A" ;;
+	live) ccflags=""; panflags="-a -f -N live" ;;
+	live-A) ccflags=""; panflags="-a -f -A -N live" ;;
+	*) echo "Bail out! bad mode $mode"; exit 1 ;;
+	esac
+
+	log=$dir/pan.log
+	if ! (cd "$dir" && "$SPIN" "${sf[@]}" -a "$model" >spin.log 2>&1); then
+		echo "not ok $n - $desc"
+		sed 's/^/#   /' "$dir/spin.log"
+		return
+	fi
+	# shellcheck disable=SC2086
+	if ! (cd "$dir" && "$CC" -w -"$opt" -DMEMLIM="$MEMLIM" $ccflags \
+			-o pan pan.c >cc.log 2>&1); then
+		echo "not ok $n - $desc"
+		sed 's/^/#   /' "$dir/cc.log" | tail -20
+		return
+	fi
+	if [[ $opt == O0 ]]; then
+		panflags="$panflags -w20"
+	fi
+	# Verbose: look for the shortest counterexample (pan -i).
+	if ((verbose)) && [[ $expect == fail:* ]] && [[ $mode != live* && $mode != all ]]; then
+		panflags="$panflags -i"
+	fi
+	# shellcheck disable=SC2086
+	(cd "$dir" && ./pan -m"$DEPTH" $panflags >"$log" 2>&1) || true
+
+	errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$log" | tail -1)
+	states=$(awk '/states, stored/ { print $1; exit }' "$log")
+	depth=$(sed -n 's/.*depth reached \([0-9]*\),.*/\1/p' "$log" | tail -1)
+	secs=$(sed -n 's/^pan: elapsed time \([0-9.e+-]*\) seconds.*/\1/p' "$log" | tail -1)
+	local info="states ${states:-?}, depth ${depth:-?}, ${secs:-0} s"
+	local ok=0
+
+	case $expect in
+	pass)
+		if [[ "$errors" == 0 ]] &&
+		   ! grep -q "max search depth too small" "$log" &&
+		   ! grep -qi "out of memory" "$log"; then
+			ok=1
+		fi
+		;;
+	fail:*)
+		if [[ -n "$errors" && "$errors" != 0 ]] &&
+		   grep -Eq -- "${expect#fail:}" "$log"; then
+			ok=1
+			info="$(grep -Em1 -- "${expect#fail:}" "$log" |
+				sed 's/^pan:[0-9]*: //; s/ (at depth.*//'); $info"
+		fi
+		;;
+	esac
+
+	if ((ok)); then
+		echo "ok $n - $desc # $info"
+		if ((verbose)) && [[ $expect == fail:* ]] && [[ $mode != all ]]; then
+			(cd "$dir" && show_trail "${sf[@]}")
+		fi
+	else
+		echo "not ok $n - $desc # errors ${errors:-?}, $info"
+		grep -E "^pan|error|errors:|depth" "$log" | head -20 | sed 's/^/#   /'
+	fi
+}
+
+# The tests, in TAP order: add EXPECT MODE "SPIN FLAGS" "DESCRIPTION" [OPT]
+tests=()
+SEP=$'\x1f'
+add() {
+	if [[ -z $select ]] || grep -Eq -- "$select" <<<"$4"; then
+		tests+=("$1$SEP$2$SEP$3$SEP$4$SEP${5:-O0}")
+	fi
+}
+
+# Counterexample patterns.
+DEAD='invalid end state'
+LIVE='acceptance cycle'
+MUTEX='assertion violated \(in_cs==1\)'
+HASH2='assertion violated \(\(he_lock\[0\]\+he_lock\[1\]\)==1\)'
+
+# --- The C protocol: every property must hold. ------------------------
+# (The two longest searches first: they run while the rest is done.)
+add pass live "-DUNFAIR" \
+	"unfair, 3 CPUs x 2: liveness <>(all CPUs done), weak fairness" O2
+add pass live "" \
+	"fair, 3 CPUs x 2: liveness <>(all CPUs done), weak fairness" O2
+add pass safety "" \
+	"fair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no invalid end state)" O2
+add pass safety "-DUNFAIR" \
+	"unfair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no invalid end state)" O2
+add pass safety "-DNCPU=4 -DITERS=1" \
+	"fair, 4 CPUs x 1: safety" O2
+add pass safety "-DNCPU=4 -DITERS=1 -DUNFAIR" \
+	"unfair, 4 CPUs x 1: safety" O2
+add pass safety "-DSPURIOUS" \
+	"fair, 3 CPUs x 2, spurious wake-ups: safety" O2
+add pass safety "-DSPURIOUS -DUNFAIR" \
+	"unfair, 3 CPUs x 2, spurious wake-ups: safety" O2
+
+# --- Seeded bugs: each must fail every property it breaks. -------------
+add "fail:$DEAD" deadlock "-DBUG_KICK_BEFORE_RELEASE" \
+	"BUG_KICK_BEFORE_RELEASE (fair): head halted forever (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_KICK_BEFORE_RELEASE" \
+	"BUG_KICK_BEFORE_RELEASE (fair): liveness violated"
+add "fail:$DEAD" deadlock "-DBUG_KICK_BEFORE_RELEASE -DUNFAIR" \
+	"BUG_KICK_BEFORE_RELEASE (unfair): head halted forever"
+add "fail:$DEAD" deadlock "-DBUG_DEFERRED_KICK_DROPPED" \
+	"BUG_DEFERRED_KICK_DROPPED (fair): lost wakeup (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_DEFERRED_KICK_DROPPED" \
+	"BUG_DEFERRED_KICK_DROPPED (fair): liveness violated"
+add "fail:$DEAD" deadlock "-DBUG_DEFERRED_KICK_DROPPED -DUNFAIR" \
+	"BUG_DEFERRED_KICK_DROPPED (unfair): lost wakeup"
+add "fail:$DEAD" deadlock "-DBUG_WAIT_NODE_ORDER" \
+	"BUG_WAIT_NODE_ORDER (fair): lost wakeup (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_WAIT_NODE_ORDER" \
+	"BUG_WAIT_NODE_ORDER (fair): liveness violated"
+add "fail:$DEAD" deadlock "-DBUG_WAIT_NODE_ORDER -DUNFAIR" \
+	"BUG_WAIT_NODE_ORDER (unfair): lost wakeup"
+add "fail:$HASH2" assert "-DBUG_UNLOCK_NO_UNHASH" \
+	"BUG_UNLOCK_NO_UNHASH (fair): stale entry, two entries for one lock"
+add "fail:$DEAD" deadlock "-DBUG_UNLOCK_NO_UNHASH" \
+	"BUG_UNLOCK_NO_UNHASH (fair): stale entry, wrong CPU kicked (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_UNLOCK_NO_UNHASH" \
+	"BUG_UNLOCK_NO_UNHASH (fair): liveness violated"
+add "fail:$HASH2" assert "-DBUG_UNLOCK_NO_UNHASH -DUNFAIR" \
+	"BUG_UNLOCK_NO_UNHASH (unfair): two entries for one lock"
+# (pan -c0 goes on after the first error: 3 CPUs x 1 keeps that small.)
+add "fail:$MUTEX" all "-DBUG_STEAL_NOT_ATOMIC -DITERS=1" \
+	"BUG_STEAL_NOT_ATOMIC (fair, 3 CPUs x 1): mutual exclusion violated"
+add "fail:$MUTEX" all "-DBUG_STEAL_NOT_ATOMIC -DITERS=1 -DUNFAIR" \
+	"BUG_STEAL_NOT_ATOMIC (unfair, 3 CPUs x 1): mutual exclusion violated"
+
+# --- What the model depends on. ----------------------------------------
+# A backend whose wait() also returns when *ptr changes (mwait-like) masks
+# BUG_KICK_BEFORE_RELEASE; the real hlt-based backends do not.
+add pass deadlock "-DBUG_KICK_BEFORE_RELEASE -DWAIT_MONITOR" \
+	"BUG_KICK_BEFORE_RELEASE with a monitor-style wait(): harmless (the kvm/ipi hlt is not one)"
+# BUG_WAIT_NODE_ORDER is a lost wakeup even then.
+add "fail:$DEAD" deadlock "-DBUG_WAIT_NODE_ORDER -DWAIT_MONITOR" \
+	"BUG_WAIT_NODE_ORDER with a monitor-style wait(): still a lost wakeup"
+
+# --- Findings (README.md): counterexample on the C protocol, none with
+# the candidate fix. -----------------------------------------------------
+PRED='assertion violated.*pred_hashed'
+PEND='assertion violated.*lk_pending'
+add "fail:$PRED" assert "-DPROBE_PRED_HASHED_STUCK" \
+	"finding 1 (fair): robbed pred_hashed head can never halt again"
+add "fail:$PRED" assert "-DPROBE_PRED_HASHED_STUCK -DUNFAIR" \
+	"finding 1 (unfair): robbed pred_hashed head can never halt again"
+add pass safety "-DPROBE_PRED_HASHED_STUCK -DFIX_PRED_HASHED" \
+	"finding 1, FIX_PRED_HASHED (fair, 3 CPUs x 2): probe and safety hold" O2
+add pass live "-DFIX_PRED_HASHED -DITERS=1 -DITERS0=2" \
+	"finding 1, FIX_PRED_HASHED (fair, 3 CPUs x 1, CPU 0 x 2): liveness" O2
+add pass safety "-DPROBE_PRED_HASHED_STUCK -DFIX_PRED_HASHED -DUNFAIR -DITERS=1 -DITERS0=2" \
+	"finding 1, FIX_PRED_HASHED (unfair, 3 CPUs x 1, CPU 0 x 2): probe and safety hold" O2
+add "fail:$PEND" assert "-DPROBE_STEAL_PAST_PENDING" \
+	"finding 2 (fair): a steal in flight passes a freshly set pending bit"
+add "fail:$PEND" assert "-DPROBE_STEAL_PAST_PENDING -DUNFAIR" \
+	"finding 2 (unfair): a steal in flight passes the starving head's pending bit"
+add pass safety "-DPROBE_STEAL_PAST_PENDING -DFIX_STEAL_LOCKED_PENDING -DUNFAIR" \
+	"finding 2, FIX_STEAL_LOCKED_PENDING (unfair, 3 CPUs x 2): probe and safety hold" O2
+
+# Run them, JOBS at a time (pan is single-threaded; the machine has two
+# cores), and print each result in order as soon as it and all before it
+# are done.
+plan=${#tests[@]}
+if ((plan == 0)); then
+	echo "Bail out! no test matches '$select'"
+	exit 1
+fi
+echo "TAP version 13"
+echo "1..$plan"
+
+printed=0
+flush() {
+	while ((printed < plan)) && [[ -e $work/done$((printed + 1)) ]]; do
+		printed=$((printed + 1))
+		cat "$work/result$printed"
+	done
+}
+
+running=0
+for i in "${!tests[@]}"; do
+	num=$((i + 1))
+	IFS=$SEP read -r expect mode sflags desc opt <<<"${tests[$i]}"
+	(
+		run_test "$num" "$expect" "$mode" "$sflags" "$desc" "$opt" \
+			>"$work/result$num" 2>&1
+		touch "$work/done$num"
+	) &
+	running=$((running + 1))
+	if ((running >= JOBS)); then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	flush
+done
+wait
+flush
+
+failed=$(cat "$work"/result* | grep -c '^not ok' || true)
+echo "# $plan tests, $failed failed, $((SECONDS - t_start)) s wall clock ($JOBS jobs)"
+((failed == 0))

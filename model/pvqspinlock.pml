@@ -1,0 +1,794 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Promela model of the paravirtual queued spinlock (PV qspinlock) and of its
+ * unfair, starvation-bounded variant, for the SPIN model checker.
+ *
+ * Sources modelled (they are the truth; every part below names the C
+ * function it stands for):
+ *
+ *   qspinlock/qspinlock.h   the fast path (whole-word cmpxchg 0 -> LOCKED_VAL)
+ *   qspinlock/qspinlock.c   pvq_slowpath(pv = true, unfair), pvq_queue_acquire(),
+ *                           pvq_xchg_tail(), pvq_head_acquire()
+ *   pv/pvqspinlock.h        pvq_pvqspin_lock(), pvq_pvqspin_unlock()
+ *   pv/unfair.h             pvq_unfair_lock(), pvq_unfair_unlock()
+ *   pv/pvqspinlock.c        pvq_pv_init_node(), pvq_pv_trylock_steal(),
+ *                           pvq_pv_wait_node(), pvq_pv_kick_node(),
+ *                           pvq_wait_head() (fair and unfair), pvq_head_spin(),
+ *                           pvq_head_take_free(), pvq_head_take_reserved(),
+ *                           pvq_hash(), pvq_unhash(), pvq_unfair_steal(),
+ *                           pvq_pvqspin_unlock_slowpath()
+ *   pv/pv_ops.h             the wait(ptr, val) / kick(cpu) contract
+ *
+ * Abstractions (see README.md):
+ *
+ *  - Memory is sequentially consistent.  Every atomic RMW of the C code
+ *    (cmpxchg, xchg) is one indivisible step; every plain load or store
+ *    (READ_ONCE, WRITE_ONCE, smp_store_release, smp_store_mb) is a step of
+ *    its own.  A step may also update local variables of the CPU (and the
+ *    ghost variables of the properties): that is invisible to the others.
+ *    Barriers are therefore implicit: the model checks the protocol, not
+ *    the barrier placement (BUG_WAIT_NODE_ORDER moves a load across the
+ *    smp_store_mb() in program order, which SC can express).
+ *  - One lock, one MCS node per CPU (no nesting: node->count and the tail
+ *    index are always 0; a tail is "cpu + 1", 0 meaning no queue).
+ *  - Spin thresholds (pvq_spin_threshold, pvq_steal_spin, the 256-loop
+ *    predecessor check of pvq_wait_early(), the starvation-bound clock) are
+ *    nondeterministic: a spinner may give up after any failed iteration.
+ *  - Statistics (pvq_stat_*, pvq_note_*), prefetchw() and cpu_relax() are
+ *    omitted: they do not touch the protocol state.
+ *  - The hash table is HSIZE (lock, node) slots probed linearly from slot 0
+ *    (there is only one lock, so he->lock is a "used" bit).
+ *
+ * Compile-time options (spin -a -DX):
+ *
+ *   UNFAIR         the unfair instance pvq_slowpath(pv, unfair = true):
+ *                  pvq_unfair_steal() at entry and the unfair queue head.
+ *   NCPU           CPUs (default 3).
+ *   ITERS, ITERS0  lock acquisitions of CPUs 1..NCPU-1 and of CPU 0
+ *                  (default 2 and ITERS; a second acquisition reuses the
+ *                  node and makes a second round of stealing and hashing).
+ *   SPURIOUS       wait() may also return at any time with no kick.
+ *   WAIT_MONITOR   wait() also returns once *ptr != val (an mwait-like
+ *                  backend; the real kvm and ipi backends do NOT do this).
+ *   NO_HASH_INVARIANT  drop the "one hash entry per lock" assertion.
+ *   BUG_*          seeded bugs, see below.
+ *   PROBE_*        reachability probes, see below.
+ *
+ * Properties:
+ *
+ *   1. Mutual exclusion: assert(in_cs == 1) on entry to the critical
+ *      section.  Also asserted: the WARNs of the C code (the unlock slow
+ *      path saw a locked byte that is not the slow value; the slow value
+ *      but no hash entry) and the invariant of Documentation/pv.rst "the
+ *      table never holds two entries for one lock".
+ *   2. No deadlock: pan's invalid-end-state check.  There are no end labels
+ *      at all: the only valid end state of a CPU is the end of its proctype
+ *      after its acquisitions.  A CPU halted in wait() is blocked, so a CPU
+ *      halted forever while the others are finished (or blocked) is an
+ *      invalid end state: this is how a lost wakeup shows.
+ *   3. Progress: the LTL property "live", <> (ndone == NCPU), checked for
+ *      acceptance cycles under weak fairness (pan -a -f): on every fair run
+ *      every CPU completes all its acquisitions.  A CPU halted forever
+ *      violates it (the final state stutters), so does a livelock (a fair
+ *      cycle without completion).
+ *
+ * Seeded bugs (each makes pan report a counterexample):
+ *
+ *   BUG_KICK_BEFORE_RELEASE    pvq_pvqspin_unlock_slowpath() kicks the head
+ *                              before its store-release of 0.
+ *   BUG_DEFERRED_KICK_DROPPED  pvq_pv_kick_node() marks the successor hashed
+ *                              but neither hashes it nor sets the slow value.
+ *   BUG_WAIT_NODE_ORDER        pvq_pv_wait_node() reads ->locked before it
+ *                              publishes "halted".
+ *   BUG_UNLOCK_NO_UNHASH       the unlock slow path looks the node up but
+ *                              leaves its hash entry in place.
+ *   BUG_STEAL_NOT_ATOMIC       pvq_pv_trylock_steal() takes the lock with a
+ *                              plain store after its read, not a cmpxchg.
+ *
+ * Probes (each asserts that something does NOT happen; pan shows a run where
+ * it does, see README.md "Findings"):
+ *
+ *   PROBE_PRED_HASHED_STUCK    a queue head whose predecessor deferred its
+ *                              kick (pred_hashed) misses the slow value
+ *                              entirely: the entry was consumed before its
+ *                              first look, so it can never hash itself and
+ *                              halt again in this acquisition.
+ *   PROBE_STEAL_PAST_PENDING   a stealer takes the lock while the pending
+ *                              bit (set by the queue head) is set.
+ *
+ * Candidate fixes for what the probes find (NOT in the C code; modelled so
+ * that the model can check them):
+ *
+ *   FIX_PRED_HASHED            the unlock slow path sets a new node field
+ *                              ->unhashed after it consumed the node's entry;
+ *                              the head reads it (before the locked byte) and
+ *                              stops waiting for the slow value once it is set.
+ *   FIX_STEAL_LOCKED_PENDING   the steals cmpxchg the 16-bit locked_pending
+ *                              0 -> LOCKED_VAL instead of the locked byte, so
+ *                              a pending bit set after their read stops them.
+ */
+
+#ifndef NCPU
+#define NCPU	3
+#endif
+#ifndef ITERS
+#define ITERS	2
+#endif
+#ifndef ITERS0
+#define ITERS0	ITERS
+#endif
+
+/* Does CPU @me still want the lock? */
+#define ITER_OK	((me == 0 && iter < ITERS0) || (me != 0 && iter < ITERS))
+
+/* Hash slots: one lock needs one entry; a second slot lets a duplicate in. */
+#define HSIZE	2
+
+/* Locked byte values (qspinlock_types.h, pvqspinlock.h). */
+#define LOCKED_VAL	1	/* PVQ_LOCKED_VAL */
+#define SLOW_VAL	3	/* PVQ_SLOW_VAL: held, halted head in the hash */
+
+/* enum pvq_vcpu_state (qspinlock_internal.h). */
+#define RUNNING		0	/* PVQ_VCPU_RUNNING */
+#define HALTED		1	/* PVQ_VCPU_HALTED */
+#define HASHED		2	/* PVQ_VCPU_HASHED */
+
+#ifdef UNFAIR
+#define IS_UNFAIR	1
+#else
+#define IS_UNFAIR	0
+#endif
+
+/*
+ * struct pvq_qspinlock: the 32-bit lock word, as its three fields.  Every
+ * access below uses the granularity of the C code: the whole word (fast
+ * path cmpxchg, atomic_read(), the head's cmpxchg in pvq_head_acquire()),
+ * the locked_pending half-word (16-bit cmpxchg and store), the tail
+ * half-word (16-bit xchg), or one byte.
+ */
+byte lk_locked;			/* 0, LOCKED_VAL or SLOW_VAL */
+bit  lk_pending;		/* pending byte: 0 or 1 */
+byte lk_tail;			/* 0: no queue, else cpu + 1 of the tail */
+
+/*
+ * struct pvq_mcs_node, one per CPU (pvq_mcs_nodes[0] of each CPU).  A node
+ * pointer is encoded as cpu + 1 (0 = NULL); node->cpu is the index itself.
+ */
+bit  nd_locked[NCPU];		/* 1: we are the queue head */
+byte nd_next[NCPU];		/* successor node, cpu + 1, 0 = NULL */
+byte nd_state[NCPU];		/* RUNNING, HALTED or HASHED */
+
+/* pvq_hash_table: the (lock, node) entries; only one lock exists. */
+bit  he_lock[HSIZE];		/* he->lock == lock */
+byte he_node[HSIZE];		/* he->node, cpu + 1 */
+
+/*
+ * The halt/kick backend (pv_ops.h).  waiting[c]: CPU c has passed the
+ * *ptr == val check of wait() and is halted (the check and the halt are
+ * one step: that is the guarantee "a kick posted after the check still
+ * ends the halt").  kicked[c]: a kick arrived while it was halted; the
+ * wake-up consumes it.
+ */
+bit  waiting[NCPU];
+bit  kicked[NCPU];
+
+/* Ghost variables of the properties and probes. */
+byte in_cs;			/* CPUs in the critical section */
+byte ndone;			/* CPUs that completed all their acquisitions */
+#ifdef PROBE_PRED_HASHED_STUCK
+bit  g_unhashed[NCPU];		/* an unlock consumed c's deferred-kick entry */
+#endif
+#ifdef FIX_PRED_HASHED
+bit  nd_unhashed[NCPU];		/* candidate fix: node->unhashed */
+#endif
+
+/*
+ * The steals' cmpxchg: of the locked byte (C code), or of the 16-bit
+ * locked_pending (FIX_STEAL_LOCKED_PENDING).
+ */
+#ifdef FIX_STEAL_LOCKED_PENDING
+#define STEAL_FREE	(lk_locked == 0 && lk_pending == 0)
+#else
+#define STEAL_FREE	(lk_locked == 0)
+#endif
+
+ltl live { <> (ndone == NCPU) }
+
+/*
+ * pvq_pv_wait(ptr, val) -- the pv_ops.h contract, kvm and ipi backends.
+ *
+ * Atomically: if *ptr != val return at once; else halt.  A halted CPU is
+ * blocked (not executable) until kick() sets kicked[me]; the wake-up
+ * consumes the kick.  With SPURIOUS it may also return at any time (an
+ * interrupt, a stale kvm kick, the ipi backend with interrupts off); with
+ * WAIT_MONITOR it also returns once *ptr != val.  Without either option a
+ * halted CPU that nobody kicks stays halted forever.
+ */
+inline pvq_pv_wait(ptr, val)
+{
+	if
+	:: d_step { ptr != val -> skip }
+	:: d_step { ptr == val -> waiting[me] = 1 };
+		if
+		:: d_step { kicked[me] -> kicked[me] = 0; waiting[me] = 0 }
+#ifdef SPURIOUS
+		:: d_step { true -> kicked[me] = 0; waiting[me] = 0 }
+#endif
+#ifdef WAIT_MONITOR
+		:: d_step { ptr != val -> kicked[me] = 0; waiting[me] = 0 }
+#endif
+		fi
+	fi
+}
+
+/*
+ * pvq_pv_kick(cpu) -- pv_ops.h: wake @cpu if it is halted in wait(),
+ * harmless otherwise.  The weakest reading of the contract: a kick to a
+ * CPU that is not halted (yet) is lost, as an IPI taken with interrupts on.
+ */
+inline pvq_pv_kick(cpu)
+{
+	d_step {
+		if
+		:: waiting[cpu] -> kicked[cpu] = 1
+		:: else
+		fi
+	}
+}
+
+/*
+ * pvq_hash(lock, node) -- record lock -> node in the first free slot:
+ * cmpxchg_relaxed(&he->lock, NULL, lock) on each slot in turn (one atomic
+ * step each), then WRITE_ONCE(he->node, node).  ok = 0 if the table is
+ * full (WARN_ONCE).  @slot is 0 on entry and on exit.
+ */
+#ifdef NO_HASH_INVARIANT
+#define HASH_INVARIANT	skip
+#else
+/* pv.rst: "or the table would hold two entries for one lock". */
+#define HASH_INVARIANT	assert(he_lock[0] + he_lock[1] == 1)
+#endif
+
+inline pvq_hash(node, ok)
+{
+	do
+	:: d_step {
+		slot < HSIZE && !he_lock[slot] ->
+			he_lock[slot] = 1;
+			ok = 1;
+			HASH_INVARIANT
+	   };
+	   break
+	:: d_step { slot < HSIZE && he_lock[slot] -> slot++ }
+	:: d_step { slot >= HSIZE -> ok = 0 }; break
+	od;
+	if
+	:: d_step { ok -> he_node[slot] = node + 1; slot = 0 }
+	:: d_step { !ok -> slot = 0 }
+	fi
+}
+
+/*
+ * pvq_unhash(lock) -- READ_ONCE(he->lock) on each slot until the lock's
+ * entry, READ_ONCE(he->node), WRITE_ONCE(he->lock, NULL): separate steps.
+ * n = node + 1, or 0 if there is no entry.  With @keep (only
+ * BUG_UNLOCK_NO_UNHASH) the entry is left in place.
+ */
+inline pvq_unhash(n, keep)
+{
+	do
+	:: slot < HSIZE && he_lock[slot] -> break
+	:: d_step { slot < HSIZE && !he_lock[slot] -> slot++ }
+	:: slot >= HSIZE -> break
+	od;
+	if
+	:: slot < HSIZE ->
+		n = he_node[slot];
+		d_step {
+			if
+			:: keep
+			:: else -> he_lock[slot] = 0
+			fi;
+			slot = 0
+		}
+	:: d_step { slot >= HSIZE -> n = 0; slot = 0 }
+	fi
+}
+
+proctype cpu(byte me)
+{
+	byte iter;		/* acquisitions done */
+	byte v_locked;		/* "val": a whole-word snapshot ... */
+	bit  v_pending;
+	byte v_tail;
+	byte l;			/* a locked byte value read or returned */
+	byte old;		/* old tail from pvq_xchg_tail() */
+	byte next;		/* successor node (cpu + 1) */
+	byte n;			/* node returned by pvq_unhash() */
+	byte slot;		/* hash probe index */
+	bit  ok;
+	bit  keep;		/* BUG_UNLOCK_NO_UNHASH in the unlock */
+	bit  pred_hashed;	/* pvq_wait_head() locals */
+	bit  seen_slow;
+	bit  block;
+	bit  gone;		/* FIX_PRED_HASHED: node->unhashed was set */
+#ifdef PROBE_PRED_HASHED_STUCK
+	bit  g_snap;		/* g_unhashed[me] when we looked */
+#endif
+
+top:
+	do
+	:: atomic {
+		ITER_OK ->
+		/*
+		 * pvq_pvqspin_lock() / pvq_unfair_lock(): the fast path,
+		 * atomic_try_cmpxchg_acquire(&lock->val, 0, LOCKED_VAL).
+		 */
+		if
+		:: lk_locked == 0 && lk_pending == 0 && lk_tail == 0 ->
+			lk_locked = LOCKED_VAL;
+			goto locked
+		:: else
+		fi
+	   };
+
+		/*
+		 * pvq_slowpath(lock, val, pv = true, unfair).  PV: no pending
+		 * waiter (pvq_pending_acquire() is skipped), so val is unused.
+		 */
+#ifdef UNFAIR
+		/*
+		 * pvq_unfair_steal(): spin, stealing the lock whenever the
+		 * locked byte is free, until the pending bit (a starving head)
+		 * says stop, or until pvq_steal_spin loops (after any
+		 * iteration, nondeterministically).  Each guard is one
+		 * atomic_read() of the whole word.
+		 */
+		do
+		:: lk_pending -> break			/* blocked: queue */
+		:: !lk_pending && lk_locked != 0 -> skip	/* spin on */
+		:: !lk_pending && lk_locked != 0 -> break	/* loops used up */
+		:: !lk_pending && lk_locked == 0 ->
+			/* cmpxchg_acquire(&lock->locked, 0, LOCKED_VAL) */
+			atomic {
+				if
+				:: STEAL_FREE ->
+#ifdef PROBE_STEAL_PAST_PENDING
+					assert(!lk_pending);
+#endif
+					lk_locked = LOCKED_VAL;
+					goto locked
+				:: else ->
+					if
+					:: skip
+					:: break
+					fi
+				fi
+			}
+		od;
+#endif
+
+		/*
+		 * pvq_queue_acquire(), pvq_pv_trylock_steal(): one
+		 * atomic_read() of the word; if neither locked nor pending,
+		 * cmpxchg the locked byte 0 -> LOCKED_VAL.  (The node
+		 * initialisation that precedes it in the C code is done below
+		 * with the tail exchange: the node is private until then.)
+		 */
+		if
+		:: lk_locked == 0 && lk_pending == 0 ->
+			atomic {
+#ifdef BUG_STEAL_NOT_ATOMIC
+				/* BUG: a plain store, the read was the check. */
+				lk_locked = LOCKED_VAL;
+				goto locked
+#else
+				if
+				:: STEAL_FREE ->
+#ifdef PROBE_STEAL_PAST_PENDING
+					assert(!lk_pending);
+#endif
+					lk_locked = LOCKED_VAL;
+					goto locked
+				:: else
+				fi
+#endif
+			}
+		:: !(lk_locked == 0 && lk_pending == 0)
+		fi;
+
+		/*
+		 * node->locked = 0, node->next = NULL, pvq_pv_init_node()
+		 * (state = RUNNING), smp_wmb(), then pvq_xchg_tail(): the
+		 * 16-bit xchg of the tail.  Nobody else can reach our node
+		 * before the xchg publishes it, so this is one step.
+		 */
+		atomic {
+			nd_locked[me] = 0;
+			nd_next[me] = 0;
+			nd_state[me] = RUNNING;
+#ifdef PROBE_PRED_HASHED_STUCK
+			g_unhashed[me] = 0;
+#endif
+#ifdef FIX_PRED_HASHED
+			nd_unhashed[me] = 0;
+#endif
+			old = lk_tail;
+			lk_tail = me + 1;
+			if
+			:: old == 0 -> goto wait_head	/* we are the head */
+			:: else
+			fi
+		};
+
+		/* WRITE_ONCE(prev->next, node) */
+		d_step {
+			nd_next[old - 1] = me + 1;
+			old = 0
+		};
+
+		/*
+		 * pvq_pv_wait_node(node, prev).  The spin loop reads
+		 * node->locked once per iteration; it may end after any
+		 * iteration (pvq_spin_threshold loops, or pvq_wait_early()
+		 * saw the predecessor not running).
+		 */
+wn_spin:
+		do
+		:: nd_locked[me] -> goto wn_done
+		:: !nd_locked[me] -> skip
+		:: !nd_locked[me] -> break
+		od;
+#ifdef BUG_WAIT_NODE_ORDER
+		/* BUG: ->locked is read before "halted" is published. */
+		l = nd_locked[me];
+		nd_state[me] = HALTED;
+		if
+		:: d_step { !l -> l = 0 };
+			pvq_pv_wait(nd_state[me], HALTED)
+		:: d_step { l -> l = 0 }
+		fi;
+#else
+		/*
+		 * smp_store_mb(node->state, HALTED), then re-check ->locked:
+		 * pairs with pvq_pv_kick_node(), which sets ->locked and then
+		 * reads the state.
+		 */
+		nd_state[me] = HALTED;
+		if
+		:: !nd_locked[me] -> pvq_pv_wait(nd_state[me], HALTED)
+		:: nd_locked[me]
+		fi;
+#endif
+		/* cmpxchg(&node->state, HALTED, RUNNING); loop */
+		atomic {
+			if
+			:: nd_state[me] == HALTED -> nd_state[me] = RUNNING
+			:: else
+			fi;
+			goto wn_spin
+		};
+wn_done:
+		/*
+		 * smp_cond_load_acquire(&node->locked, VAL) returns at once;
+		 * next = READ_ONCE(node->next).
+		 */
+		next = nd_next[me];
+
+		/*
+		 * pvq_pv_wait_head_or_lock() / pvq_unfair_wait_head_or_lock():
+		 * pvq_wait_head(lock, node, unfair).  Leaves through wh_out
+		 * with the lock taken.
+		 */
+wait_head:
+		atomic {
+			pred_hashed = (nd_state[me] == HASHED);
+			seen_slow = 0;
+			block = !IS_UNFAIR
+		};
+wh_loop:
+		nd_state[me] = RUNNING;
+
+		/* pvq_head_spin(lock, &block, block_at) */
+		d_step {
+			if
+			:: block -> lk_pending = 1
+			:: else
+			fi
+		};
+		do
+		:: atomic {
+			block ->
+			/*
+			 * pvq_head_take_reserved(): 16-bit cmpxchg of
+			 * locked_pending, PENDING_VAL -> LOCKED_VAL.
+			 */
+			if
+			:: lk_locked == 0 && lk_pending == 1 ->
+				lk_locked = LOCKED_VAL;
+				lk_pending = 0;
+				goto wh_out
+			:: else ->
+				if
+				:: skip		/* cpu_relax(), spin on */
+				:: break	/* pvq_spin_threshold loops */
+				fi
+			fi
+		   }
+		:: !block ->
+			/*
+			 * pvq_head_take_free(): READ_ONCE(lock->locked), then
+			 * cmpxchg_acquire(&lock->locked, 0, LOCKED_VAL).
+			 */
+			if
+			:: lk_locked == 0 ->
+				atomic {
+					if
+					:: lk_locked == 0 ->
+						lk_locked = LOCKED_VAL;
+						goto wh_out
+					:: else
+					fi
+				}
+			:: lk_locked != 0
+			fi;
+			/*
+			 * Unfair: local_clock() >= block_at, the starvation
+			 * bound, may be reached at any iteration; then no more
+			 * stealing (WRITE_ONCE(lock->pending, 1)).
+			 */
+			if
+			:: skip
+			:: break
+#ifdef UNFAIR
+			:: d_step { lk_pending = 1; block = 1 }
+			:: d_step { lk_pending = 1; block = 1 }; break
+#endif
+			fi
+		od;
+
+#ifndef UNFAIR
+		/* Fair: about to halt, let running vCPUs take the lock. */
+		lk_pending = 0;
+#endif
+		/*
+		 * locked = READ_ONCE(lock->locked).  The entry the
+		 * predecessor made for us is consumed once its slow value is
+		 * gone; until then we must not hash ourselves.
+		 */
+#ifdef FIX_PRED_HASHED
+		/*
+		 * Candidate fix: READ_ONCE(node->unhashed) before the locked
+		 * byte.  Set, it says the predecessor's unlock consumed our
+		 * entry: a locked byte read after it that is not the slow
+		 * value means the lock was released since.
+		 */
+		atomic {
+#ifdef PROBE_PRED_HASHED_STUCK
+			g_snap = g_unhashed[me];
+#endif
+			if
+			:: pred_hashed && nd_unhashed[me] -> gone = 1
+			:: else
+			fi
+		};
+#endif
+		atomic {
+#if defined(PROBE_PRED_HASHED_STUCK) && !defined(FIX_PRED_HASHED)
+			g_snap = g_unhashed[me];
+#endif
+			l = lk_locked;
+			if
+			:: pred_hashed && l == SLOW_VAL -> seen_slow = 1
+			:: pred_hashed && l != SLOW_VAL && (seen_slow || gone) ->
+				pred_hashed = 0
+			:: else
+			fi;
+			gone = 0;
+#ifdef PROBE_PRED_HASHED_STUCK
+			/*
+			 * Our entry was consumed before we looked, a stealer
+			 * holds the lock, and we still wait for a slow value:
+			 * nobody will ever set it, so we cannot halt.
+			 */
+			assert(!(pred_hashed && g_snap && l == LOCKED_VAL));
+			g_snap = 0;
+#endif
+			if
+			:: pred_hashed || l == SLOW_VAL -> l = 0; goto wh_halt
+			:: else -> l = 0
+			fi
+		};
+
+		pvq_hash(me, ok);
+		/*
+		 * If the table is full we cannot halt safely: spin.  Else
+		 * xchg(&lock->locked, SLOW_VAL): the entry is in place before
+		 * an unlocker can see the slow value.
+		 */
+		atomic {
+			if
+			:: !ok -> goto wh_loop
+			:: else
+			fi;
+			l = lk_locked;
+			lk_locked = SLOW_VAL;
+			if
+			:: l != 0 -> l = 0; ok = 0; goto wh_halt
+			:: else -> ok = 0
+			fi
+		};
+		/*
+		 * It was free: ours.  WRITE_ONCE(lock->locked_pending,
+		 * LOCKED_VAL) (drops a pending bit we may hold), then
+		 * pvq_unhash().
+		 */
+		d_step {
+			lk_locked = LOCKED_VAL;
+			lk_pending = 0
+		};
+		pvq_unhash(n, 0);
+		n = 0;
+		goto wh_out;
+
+wh_halt:
+		/* For our successor's early-halt check; then halt. */
+		nd_state[me] = HASHED;
+		pvq_pv_wait(lk_locked, SLOW_VAL);
+		goto wh_loop;
+
+wh_out:
+		/* WRITE_ONCE(node->state, RUNNING) */
+		atomic {
+			pred_hashed = 0;
+			seen_slow = 0;
+			block = 0;
+			nd_state[me] = RUNNING
+		};
+		/* return atomic_read(&lock->val) | PVQ_LOCKED_VAL */
+		d_step {
+			v_locked = lk_locked | LOCKED_VAL;
+			v_pending = lk_pending;
+			v_tail = lk_tail
+		};
+
+		/*
+		 * pvq_head_acquire(lock, node, next, tail, val, pv = true):
+		 * if we are the tail, atomic_try_cmpxchg_relaxed(&lock->val,
+		 * &val, LOCKED_VAL) empties the queue.
+		 */
+		atomic {
+			if
+			:: v_tail == me + 1 && lk_locked == v_locked &&
+			   lk_pending == v_pending && lk_tail == v_tail ->
+				lk_locked = LOCKED_VAL;
+				lk_pending = 0;
+				lk_tail = 0;
+				v_locked = 0; v_pending = 0; v_tail = 0;
+				next = 0;
+				goto locked
+			:: else ->
+				v_locked = 0; v_pending = 0; v_tail = 0
+			fi
+		};
+		/*
+		 * PV: no pvq_set_locked(), the head wait did it.  If the
+		 * successor is not known yet: smp_cond_load_relaxed(&node->next).
+		 */
+		atomic {
+			next != 0 || nd_next[me] != 0 ->
+			if
+			:: next == 0 -> next = nd_next[me]
+			:: else
+			fi
+		};
+		/* smp_store_release(&next->locked, 1) */
+		nd_locked[next - 1] = 1;
+
+		/*
+		 * pvq_pv_kick_node(lock, next): cmpxchg(&node->state, HALTED,
+		 * HASHED).  If it was halted, defer its kick to our unlock:
+		 * hash it and set the slow value (a plain store: we hold the
+		 * lock).  Otherwise it sees ->locked by itself.
+		 */
+		atomic {
+			if
+			:: nd_state[next - 1] == HALTED ->
+				nd_state[next - 1] = HASHED
+			:: else ->
+				next = 0;
+				goto locked
+			fi
+		};
+#ifdef BUG_DEFERRED_KICK_DROPPED
+		/* BUG: marked hashed, but no entry, no slow value, no kick. */
+		next = 0;
+#else
+		pvq_hash(next - 1, ok);
+		if
+		:: d_step { ok -> lk_locked = SLOW_VAL; ok = 0; next = 0 }
+		:: !ok ->
+			pvq_pv_kick(next - 1);	/* no deferral possible */
+			next = 0
+		fi;
+#endif
+
+locked:
+		/* The critical section: mutual exclusion. */
+		atomic {
+			in_cs++;
+			assert(in_cs == 1)
+		};
+
+		/*
+		 * pvq_pvqspin_unlock() (also pvq_unfair_unlock()):
+		 * cmpxchg_release(&lock->locked, LOCKED_VAL, 0).
+		 */
+		atomic {
+			in_cs--;
+			l = lk_locked;
+			if
+			:: l == LOCKED_VAL ->
+				lk_locked = 0;
+				l = 0;
+				iter++;
+				goto top
+			:: else ->
+				/* WARN_ONCE: unlock saw a bad locked byte */
+				assert(l == SLOW_VAL);
+				l = 0
+			fi
+		};
+
+		/*
+		 * pvq_pvqspin_unlock_slowpath(lock, SLOW_VAL): smp_rmb(),
+		 * pvq_unhash(), release, kick.
+		 */
+#ifdef BUG_UNLOCK_NO_UNHASH
+		keep = 1;
+#endif
+		pvq_unhash(n, keep);
+		/* WARN_ONCE: slow value but no hash entry */
+		d_step {
+			assert(n != 0);
+			keep = 0
+		};
+#if defined(PROBE_PRED_HASHED_STUCK) || defined(FIX_PRED_HASHED)
+		d_step {
+#ifdef PROBE_PRED_HASHED_STUCK
+			g_unhashed[n - 1] = 1;
+#endif
+#ifdef FIX_PRED_HASHED
+			nd_unhashed[n - 1] = 1;	/* candidate fix, before release */
+#endif
+			skip
+		};
+#endif
+#ifdef BUG_KICK_BEFORE_RELEASE
+		/* BUG: the kick comes before the release. */
+		pvq_pv_kick(n - 1);
+		lk_locked = 0;			/* smp_store_release() */
+#else
+		lk_locked = 0;			/* smp_store_release() */
+		pvq_pv_kick(n - 1);
+#endif
+		d_step {
+			n = 0;
+			iter++
+		}
+	:: atomic { !ITER_OK -> ndone++ };
+		break
+	od
+}
+
+init {
+	byte i;
+
+	atomic {
+		i = 0;
+		do
+		:: i < NCPU -> run cpu(i); i++
+		:: else -> break
+		od
+	}
+}
