@@ -37,11 +37,9 @@ static __always_inline bool pvq_pvqspin_trylock(struct pvq_qspinlock *lock)
 
 static __always_inline void pvq_pvqspin_lock(struct pvq_qspinlock *lock)
 {
-	int val = 0;
+	int val;
 
-	/* Acquire: the critical section cannot begin before we own the lock. */
-	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &val,
-					      PVQ_LOCKED_VAL)))
+	if (pvq_qspin_lock_fast(lock, &val))
 		return;
 	pvq_pvqspin_lock_slowpath(lock, val);
 }

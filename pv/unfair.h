@@ -32,11 +32,9 @@ static __always_inline void pvq_unfair_init(struct pvq_qspinlock *lock)
 
 static __always_inline void pvq_unfair_lock(struct pvq_qspinlock *lock)
 {
-	int val = 0;
+	int val;
 
-	/* Acquire: the critical section cannot begin before we own the lock. */
-	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &val,
-					      PVQ_LOCKED_VAL)))
+	if (pvq_qspin_lock_fast(lock, &val))
 		return;
 	pvq_unfair_lock_slowpath(lock, val);
 }

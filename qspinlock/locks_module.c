@@ -34,51 +34,58 @@ EXPORT_SYMBOL_GPL(pvq_pvqspin_unlock_slowpath);
 #endif
 #define PVQ_SPIN_THRESHOLD_MAX	(1 << 30)
 
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+/*
+ * An int tunable, writable at run time, that refuses values outside
+ * [min, max] with -EINVAL and a message (at load and when written).
+ */
+struct pvq_ranged_int {
+	const char *name;
+	int *val;
+	int min, max;
+};
+
+static int pvq_ranged_int_set(const char *val, const struct kernel_param *kp)
+{
+	const struct pvq_ranged_int *r = kp->arg;
+	int n;
+
+	if (kstrtoint(val, 0, &n) || n < r->min || n > r->max) {
+		pr_err("%s=%s out of range [%d..%d]\n", r->name, val, r->min,
+		       r->max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*r->val, n);
+	return 0;
+}
+
+static int pvq_ranged_int_get(char *buf, const struct kernel_param *kp)
+{
+	const struct pvq_ranged_int *r = kp->arg;
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*r->val));
+}
+
+static const struct kernel_param_ops pvq_ranged_int_ops = {
+	.set = pvq_ranged_int_set,
+	.get = pvq_ranged_int_get,
+};
+
+#define PVQ_RANGED_PARAM(pname, var, lo, hi)				\
+	static const struct pvq_ranged_int pvq_param_##pname = {	\
+		.name = #pname, .val = &(var), .min = (lo), .max = (hi),\
+	};								\
+	module_param_cb(pname, &pvq_ranged_int_ops,			\
+			(void *)&pvq_param_##pname, 0644)
+#endif
+
 #ifdef PVQ_UNFAIR_LOCKS
 EXPORT_SYMBOL_GPL(pvq_unfair_lock_slowpath);
 
-#define PVQ_STARVATION_BOUND_US_MAX	1000000
-
-static int pvq_starvation_bound_set(const char *val,
-				    const struct kernel_param *kp)
-{
-	int n;
-
-	if (kstrtoint(val, 0, &n) || n < 0 || n > PVQ_STARVATION_BOUND_US_MAX) {
-		pr_err("starvation_bound_us=%s out of range [0..%d]\n", val,
-		       PVQ_STARVATION_BOUND_US_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(pvq_starvation_bound_us, n);
-	return 0;
-}
-
-static const struct kernel_param_ops pvq_starvation_bound_ops = {
-	.set = pvq_starvation_bound_set,
-	.get = param_get_int,
-};
-module_param_cb(starvation_bound_us, &pvq_starvation_bound_ops,
-		&pvq_starvation_bound_us, 0644);
+PVQ_RANGED_PARAM(starvation_bound_us, pvq_starvation_bound_us, 0, 1000000);
 MODULE_PARM_DESC(starvation_bound_us, "Unfair mode: a queue head waits this long (us) before it blocks lock stealing (0..1000000, default 50)");
 
-static int pvq_steal_spin_set(const char *val, const struct kernel_param *kp)
-{
-	int n;
-
-	if (kstrtoint(val, 0, &n) || n < 1 || n > PVQ_SPIN_THRESHOLD_MAX) {
-		pr_err("steal_spin=%s out of range [1..%d]\n", val,
-		       PVQ_SPIN_THRESHOLD_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(pvq_steal_spin, n);
-	return 0;
-}
-
-static const struct kernel_param_ops pvq_steal_spin_ops = {
-	.set = pvq_steal_spin_set,
-	.get = param_get_int,
-};
-module_param_cb(steal_spin, &pvq_steal_spin_ops, &pvq_steal_spin, 0644);
+PVQ_RANGED_PARAM(steal_spin, pvq_steal_spin, 1, PVQ_SPIN_THRESHOLD_MAX);
 MODULE_PARM_DESC(steal_spin, "Unfair mode: loops a contender spins stealing before it queues (1..2^30, default 128)");
 #endif
 
@@ -91,25 +98,7 @@ module_param(pv_backend, charp, 0444);
 MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, none");
 
 /* Writable at run time, so one boot can compare several thresholds. */
-static int pvq_spin_threshold_set(const char *val, const struct kernel_param *kp)
-{
-	int n;
-
-	if (kstrtoint(val, 0, &n) || n < 1 || n > PVQ_SPIN_THRESHOLD_MAX) {
-		pr_err("spin_threshold=%s out of range [1..%d]\n", val,
-		       PVQ_SPIN_THRESHOLD_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(pvq_spin_threshold, n);
-	return 0;
-}
-
-static const struct kernel_param_ops pvq_spin_threshold_ops = {
-	.set = pvq_spin_threshold_set,
-	.get = param_get_int,
-};
-module_param_cb(spin_threshold, &pvq_spin_threshold_ops, &pvq_spin_threshold,
-		0644);
+PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
 MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV waiter halts (1..2^30, default 32768)");
 
 static int pvq_pv_init(void)

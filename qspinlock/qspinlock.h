@@ -49,13 +49,24 @@ static __always_inline bool pvq_qspin_trylock(struct pvq_qspinlock *lock)
 						 PVQ_LOCKED_VAL));
 }
 
+/*
+ * The uncontended acquisition every queued lock (native, PV, unfair) starts
+ * with; on failure *@val is the lock word seen, for the slow path.
+ */
+static __always_inline bool pvq_qspin_lock_fast(struct pvq_qspinlock *lock,
+						int *val)
+{
+	*val = 0;
+	/* Acquire: the critical section cannot begin before we own the lock. */
+	return likely(atomic_try_cmpxchg_acquire(&lock->val, val,
+						 PVQ_LOCKED_VAL));
+}
+
 static __always_inline void pvq_qspin_lock(struct pvq_qspinlock *lock)
 {
-	int val = 0;
+	int val;
 
-	/* Acquire: the critical section cannot begin before we own the lock. */
-	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &val,
-					      PVQ_LOCKED_VAL)))
+	if (pvq_qspin_lock_fast(lock, &val))
 		return;
 	pvq_qspin_lock_slowpath(lock, val);
 }
