@@ -24,7 +24,7 @@
 
 #include "kselftest_harness.h"
 #include "pv_futex.h"
-#include "unit_helpers.h"
+#include "pv_unit_helpers.h"
 
 /* Small, so that waiters halt quickly; below the 256-loop early check. */
 #define UNIT_SPIN_THRESHOLD	64
@@ -499,19 +499,6 @@ TEST_F(pvqspin, spurious_kick_queued_waiter_parks_again)
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_TRUE(order_is_sequential(1, 2))
 		TH_LOG("order:%s", unit_order_str());
-}
-
-/* The waiter's thread stops in the backend's check-to-sleep window. */
-static int window_cpu = -1;
-static int in_window;
-static int window_done;
-
-static void hold_in_window(void)
-{
-	if (smp_processor_id() != window_cpu || flag_read(&in_window))
-		return;
-	flag_set(&in_window);
-	poll_until(flag_read(&window_done));
 }
 
 /*

@@ -18,7 +18,7 @@
 
 #include "kselftest_harness.h"
 #include "pv_futex.h"
-#include "unit_helpers.h"
+#include "pv_unit_helpers.h"
 
 #define UNIT_SPIN_THRESHOLD	64
 
@@ -290,19 +290,6 @@ TEST_F(pvticket, spurious_kick_waiter_parks_again)
 	ASSERT_TRUE(contender_finish(&c));
 	EXPECT_EQ(tickets(4, 4), word(&self->lock));
 	EXPECT_EQ(2UL, pvq_futex_kicks(1));
-}
-
-/* The waiter's thread stops in the backend's check-to-sleep window. */
-static int window_cpu = -1;
-static int in_window;
-static int window_done;
-
-static void hold_in_window(void)
-{
-	if (smp_processor_id() != window_cpu || flag_read(&in_window))
-		return;
-	flag_set(&in_window);
-	poll_until(flag_read(&window_done));
 }
 
 /* The unlock and its kick land between the waiter's check and its sleep. */
