@@ -43,20 +43,7 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
-#include "ticket.h"
-#include "tas.h"
-#ifdef PVQ_QUEUE_SPINLOCK
-#include "qspinlock.h"
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-#include "pvticket.h"
-#endif
-#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
-#include "pvqspinlock.h"
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-#include "unfair.h"
-#endif
+#include "pvq_locks.h"
 
 #include "shim.h"
 

@@ -9,27 +9,18 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
-#include "ticket.h"
-#ifdef PVQ_QUEUE_SPINLOCK
-#include "qspinlock.h"
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-#include "pvticket.h"
-#endif
-#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
-#include "pvqspinlock.h"
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-#include "unfair.h"
-#endif
+#include "pvq_locks.h"
 
 #include "shim.h"
 
+/* Only the queued and PV locks have out-of-line slow paths. */
+#if defined(PVQ_QUEUE_SPINLOCK) || defined(PVQ_PARAVIRT_SPINLOCKS)
 static __noreturn __cold void premise_broken(const char *what)
 {
 	shim_die("fastpath: %s reached its slow path: the lock was not uncontended",
 		 what);
 }
+#endif
 
 #ifdef PVQ_QUEUE_SPINLOCK
 void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
