@@ -114,6 +114,18 @@ BENCH_ARGS = $(if $(LEVELS),--levels '$(LEVELS)') \
 	     $(if $(TORTURE_ARGS),--torture-args '$(TORTURE_ARGS)') \
 	     $(if $(LIB_ARGS),--lib-args '$(LIB_ARGS)')
 
+# The long soak (not in make test): every type with irq_mode=mixed, nested
+# locks and CPU hotplug at 2x and 4x overcommit; see Documentation/torture.rst.
+#   MINUTES=30 LEVELS="2 4" TORTURE_ARGS="..." LIB_ARGS="pv_backend=strict"
+SOAK_ARGS = $(if $(MINUTES),--minutes '$(MINUTES)') \
+	    $(if $(LEVELS),--levels '$(LEVELS)') \
+	    $(if $(TORTURE_ARGS),--params '$(TORTURE_ARGS)') \
+	    $(if $(LIB_ARGS),--lib-params '$(LIB_ARGS)')
+
+.PHONY: soak
+soak: deps-check
+	tools/soak --types "$(strip $(PVQ_TYPES))" $(SOAK_ARGS)
+
 .PHONY: bench fastpath-bench test-bench bench-clean
 
 bench: deps-check
