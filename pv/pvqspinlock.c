@@ -261,6 +261,14 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 #ifdef PVQ_UNFAIR_LOCKS
 int pvq_starvation_bound_us = PVQ_STARVATION_BOUND_US_DEFAULT;
 int pvq_steal_spin = PVQ_STEAL_SPIN_DEFAULT;
+int pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
+
+/*
+ * Steals past queued waiters since this CPU last got the lock through the
+ * queue.  Task and interrupt contexts of one CPU share it: a lost update
+ * (no atomics here) only shifts a heuristic by one.
+ */
+static DEFINE_PER_CPU(int, pvq_steals_past_queue);
 
 /* When an unfair queue head that starts waiting now must block stealing. */
 static u64 pvq_unfair_deadline(void)
@@ -393,7 +401,26 @@ u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
 u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
 				 struct pvq_mcs_node *node)
 {
-	return pvq_wait_head(lock, node, true);
+	u32 val = pvq_wait_head(lock, node, true);
+
+	/* Got it through the queue: a fresh steal budget. */
+	__this_cpu_write(pvq_steals_past_queue, 0);
+	return val;
+}
+
+/*
+ * A CPU that keeps stealing while others are queued could keep them
+ * waiting as long as it runs; after pvq_steal_budget such steals it
+ * queues like them.  Stealing from an empty queue passes nobody.
+ */
+static bool pvq_steal_budget_spent(u32 val)
+{
+	if (!(val & PVQ_TAIL_MASK))
+		return false;
+	if (__this_cpu_read(pvq_steals_past_queue) < READ_ONCE(pvq_steal_budget))
+		return false;
+	pvq_stat_inc(steal_budget_out);
+	return true;
 }
 
 bool pvq_unfair_steal(struct pvq_qspinlock *lock)
@@ -404,7 +431,7 @@ bool pvq_unfair_steal(struct pvq_qspinlock *lock)
 	for (loop = READ_ONCE(pvq_steal_spin); loop; loop--) {
 		val = atomic_read(&lock->val);
 		/* A starving queue head has blocked stealing: queue. */
-		if (val & PVQ_PENDING_MASK)
+		if (val & PVQ_PENDING_MASK || pvq_steal_budget_spent(val))
 			return false;
 		/*
 		 * Acquire: on success the critical section follows.  The
@@ -415,6 +442,8 @@ bool pvq_unfair_steal(struct pvq_qspinlock *lock)
 		    cmpxchg_acquire(&lock->locked_pending, 0,
 				    PVQ_LOCKED_VAL) == 0) {
 			pvq_stat_inc(unfair_steal);
+			if (val & PVQ_TAIL_MASK)
+				__this_cpu_inc(pvq_steals_past_queue);
 			return true;
 		}
 		cpu_relax();

@@ -23,6 +23,13 @@ extern int pvq_starvation_bound_us;
 #define PVQ_STEAL_SPIN_DEFAULT		128
 extern int pvq_steal_spin;
 
+/*
+ * How many times a CPU may steal past queued waiters before it must queue
+ * itself (the count restarts when it gets the lock through the queue).
+ */
+#define PVQ_STEAL_BUDGET_DEFAULT	8
+extern int pvq_steal_budget;
+
 void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
 
 static __always_inline void pvq_unfair_init(struct pvq_qspinlock *lock)

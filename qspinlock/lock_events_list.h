@@ -25,6 +25,7 @@ PVQ_LOCK_EVENT(kick_latency_ns)	/* total ns from kick to the kicked CPU running 
 /* Unfair PV queued spinlock (PARAVIRT_UNFAIR_LOCKS=y) */
 PVQ_LOCK_EVENT(unfair_steal)	/* a contender stole the lock before queueing */
 PVQ_LOCK_EVENT(steal_block)	/* a starving queue head blocked stealing */
+PVQ_LOCK_EVENT(steal_budget_out) /* a contender queued: its steals past waiters were spent */
 /* Paravirtual ticket lock (PARAVIRT_SPINLOCKS=y) */
 PVQ_LOCK_EVENT(taken_slow)	/* pvticket acquisitions that halted at least once */
 PVQ_LOCK_EVENT(released_slow)	/* pvticket unlocks that saw the slowpath flag */

@@ -665,4 +665,35 @@ TEST_F(pvqspin, head_halts_again_after_deferred_kick_and_steal)
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
 }
 
+#ifdef PVQ_UNFAIR_LOCKS
+/*
+ * Unfair mode: a CPU steals past queued waiters at most steal_budget
+ * times, then must queue; stealing from an empty queue is not limited.
+ */
+TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)
+{
+	int i;
+
+	pvq_steal_budget = 2;
+	for (i = 0; i < 3; i++) {
+		atomic_set(&self->lock.val, 0);
+		EXPECT_TRUE(pvq_unfair_steal(&self->lock));
+		EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
+	}
+	/* A ghost queue: two steals pass it, the third is refused. */
+	for (i = 0; i < 2; i++) {
+		atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0));
+		pvq_unfair_lock(&self->lock);
+		EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL,
+			  word(&self->lock));
+		pvq_unfair_unlock(&self->lock);
+	}
+	EXPECT_FALSE(pvq_unfair_steal(&self->lock));
+	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
+	EXPECT_EVENT(unfair_steal, 5);
+	EXPECT_EVENT(steal_budget_out, 1);
+	pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
+}
+#endif
+
 TEST_HARNESS_MAIN

@@ -33,5 +33,8 @@
 /* Plain read-modify-writes of our own copy: not atomic, as in the kernel. */
 #define raw_cpu_add(pcp, val)	((void)(*this_cpu_ptr(&(pcp)) += (val)))
 #define __this_cpu_dec(pcp)	((void)(*this_cpu_ptr(&(pcp)) -= 1))
+#define __this_cpu_inc(pcp)	((void)(*this_cpu_ptr(&(pcp)) += 1))
+#define __this_cpu_read(pcp)	(*this_cpu_ptr(&(pcp)))
+#define __this_cpu_write(pcp, val)	((void)(*this_cpu_ptr(&(pcp)) = (val)))
 
 #endif
