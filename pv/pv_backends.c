@@ -7,12 +7,15 @@
 #include <linux/errno.h>
 #include <linux/irqflags.h>
 #include <linux/kvm_para.h>
+#include <linux/preempt.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <asm/apic.h>
 #include <asm/processor.h>
 
 #include "pv_ops.h"
+#include "lock_debug.h"
+#include "lock_stats.h"
 
 /* What each CPU is halted on (NULL: not in wait()), for stall reports. */
 static DEFINE_PER_CPU(u8 *, pvq_halted_on);
@@ -48,10 +51,27 @@ static void pvq_ipi_wait(u8 *ptr, u8 val)
 	}
 }
 
+/*
+ * An offline CPU waits for nothing (a CPU goes offline only between two
+ * lock sections, see Documentation/pv.rst), and must not get an IPI: x86
+ * WARNs on a reschedule IPI to an offline CPU.  The check cannot go stale
+ * before the kick: every kick comes from a lock or unlock path, with
+ * preemption off, or from the stall watchdog's hard interrupt, and a CPU
+ * leaves cpu_online_mask only inside stop_machine(), which needs this CPU
+ * too.
+ */
+static bool pvq_kick_target_online(int cpu)
+{
+	PVQ_DEBUG_WARN(preemptible());
+	if (likely(cpu_online(cpu)))
+		return true;
+	pvq_stat_inc(kick_offline);
+	return false;
+}
+
 static void pvq_ipi_kick(int cpu)
 {
-	/* An offline CPU waits for nothing, and must not get IPIs. */
-	if (cpu_online(cpu))
+	if (pvq_kick_target_online(cpu))
 		smp_send_reschedule(cpu);
 }
 
@@ -90,7 +110,7 @@ out:
 
 static void pvq_kvm_kick(int cpu)
 {
-	if (cpu_online(cpu))
+	if (pvq_kick_target_online(cpu))
 		kvm_hypercall2(KVM_HC_KICK_CPU, 0,
 			       per_cpu(x86_cpu_to_apicid, cpu));
 }

@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -191,6 +192,10 @@ static void pvq_diag_print_nodes(const char *prefix, int cpu)
 {
 	int idx, used = READ_ONCE(per_cpu_ptr(&pvq_mcs_nodes[0], cpu)->count);
 
+	/* Cannot happen (see Documentation/pv.rst); say so loudly if it does. */
+	if (used && !cpu_online(cpu))
+		pr_alert("%scpu %d is OFFLINE with %d MCS nodes in use\n",
+			 prefix, cpu, used);
 	for (idx = 0; idx < min(used, PVQ_MAX_NODES); idx++)
 		pvq_diag_print_node(prefix, cpu, idx);
 }
@@ -216,7 +221,8 @@ void pvq_diag_print_queues(const char *prefix)
 {
 	int cpu;
 
-	for_each_online_cpu(cpu) {
+	/* Offline CPUs too: a waiter stranded on one would show here. */
+	for_each_possible_cpu(cpu) {
 		pvq_diag_print_nodes(prefix, cpu);
 		pvq_diag_print_halted(prefix, cpu);
 	}

@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 
 #include "torture.h"
+#include "torture_hotplug.h"
 #include "torture_stats.h"
 #include "lock_stats.h"
 #include "pvq_diag.h"
@@ -38,8 +39,8 @@
 #define TORTURE_MAX_LOCKS	64
 #define TORTURE_MAX_LOOPS	1000000
 #define TORTURE_MAX_SECS	86400
-/* Room for " name=value" of every lock event on the summary line. */
-#define TORTURE_EVENTS_LEN	640
+/* Room for " name=value" of every lock event (and hotplug counts). */
+#define TORTURE_EVENTS_LEN	768
 
 #ifdef PVQ_LOCK_STATS
 #define PVQ_LOCK_STATS_BUILD	1
@@ -78,6 +79,14 @@ MODULE_PARM_DESC(stat_interval, "Seconds between statistics lines (0: only at th
 static int shutdown_secs;
 module_param(shutdown_secs, int, 0444);
 MODULE_PARM_DESC(shutdown_secs, "End the test and power the machine off after this many seconds (0: never)");
+
+static int onoff_interval;
+module_param(onoff_interval, int, 0444);
+MODULE_PARM_DESC(onoff_interval, "Take a random CPU offline, or back online, every this many ms (0: never; needs CONFIG_HOTPLUG_CPU)");
+
+static int onoff_holdoff;
+module_param(onoff_holdoff, int, 0444);
+MODULE_PARM_DESC(onoff_holdoff, "Seconds before the first CPU hotplug operation");
 
 static int long_hold;
 module_param(long_hold, int, 0444);
@@ -304,10 +313,11 @@ static void torture_print_writes(const struct torture_totals *t, u64 failures)
 
 static void torture_print_params(const char *what)
 {
-	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d bind_writers=%d stall_secs=%d verbose=%d\n",
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d bind_writers=%d stall_secs=%d verbose=%d onoff_interval=%d onoff_holdoff=%d\n",
 		      what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
 		      stat_interval, shutdown_secs, long_hold, irqs_disabled,
-		      bind_writers, stall_secs, verbose);
+		      bind_writers, stall_secs, verbose, onoff_interval,
+		      onoff_holdoff);
 }
 
 /*
@@ -356,10 +366,12 @@ static void torture_report(void)
 	jain = pvq_jain_milli(counts, nwriters);
 	elapsed_ns = max_t(u64, run_end_ns - run_start_ns, 1);
 	per_sec = mul_u64_u64_div_u64(t.total, NSEC_PER_SEC, elapsed_ns);
-	failures = t.failures + t.lost + run_stalled;
+	/* A CPU we could not bring back fails the run: the machine is short of it. */
+	failures = t.failures + t.lost + run_stalled + torture_onoff_left();
 
 	torture_print_writes(&t, failures);
 	torture_format_events(events, TORTURE_EVENTS_LEN);
+	torture_onoff_format(events, TORTURE_EVENTS_LEN);
 	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu result=%s%s\n",
 		      ops->name, nwriters, num_online_cpus(), nlocks,
 		      div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
@@ -480,6 +492,8 @@ static void torture_end_run(void)
 		for (i = 0; i < nwriters; i++)
 			if (writers[i].task)
 				kthread_stop(writers[i].task);
+	/* Every CPU this run took offline is back before the report. */
+	torture_onoff_stop();
 	torture_report();
 	report_printed = true;
 }
@@ -541,6 +555,23 @@ static int torture_check_faults(void)
 	return 0;
 }
 
+/* CPU hotplug during the run needs a kernel that can do it. */
+static int torture_check_onoff(void)
+{
+	int err;
+
+	err = torture_check_range("onoff_interval", onoff_interval, 0,
+				  TORTURE_ONOFF_MAX_MS);
+	err |= torture_check_range("onoff_holdoff", onoff_holdoff, 0,
+				   TORTURE_ONOFF_MAX_HOLDOFF);
+	if (!err && onoff_interval && !IS_ENABLED(CONFIG_HOTPLUG_CPU)) {
+		torture_err("onoff_interval=%d: this kernel has no CONFIG_HOTPLUG_CPU; valid: 0\n",
+			    onoff_interval);
+		err = -EINVAL;
+	}
+	return err;
+}
+
 static int torture_check_params(void)
 {
 	int err = 0;
@@ -569,6 +600,7 @@ static int torture_check_params(void)
 	err |= torture_check_range("stall_secs", stall_secs, 0,
 				   TORTURE_MAX_SECS);
 	err |= torture_check_faults();
+	err |= torture_check_onoff();
 	return err ? -EINVAL : 0;
 }
 
@@ -648,7 +680,8 @@ static int torture_start_threads(void)
 		wake_up_process(writers[i].task);
 	}
 	wake_up_process(control_task);
-	return 0;
+	return torture_onoff_start(torture_type, onoff_interval, onoff_holdoff,
+				   verbose);
 }
 
 static void torture_stop_all(void)

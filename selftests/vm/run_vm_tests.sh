@@ -21,6 +21,8 @@ SECS=3
 VCPUS_LIST="2 4"
 # The VM that also runs the paravirtual checks (2x overcommit).
 PV_VCPUS=4
+# The VM that also runs every type with CPU hotplug (2x overcommit).
+HOTPLUG_VCPUS=4
 # Up to this many vCPUs, the unfair lock must not be flagged unfair ("???").
 # Beyond it (4x on 2 host CPUs) the host's uneven sharing of CPU time among
 # vCPUs skews per-thread counts for every lock type, so it is only reported.
@@ -46,6 +48,8 @@ Options:
   --vcpus-list "N M"  vCPU counts, one VM each (default: "$VCPUS_LIST")
   --pv-vcpus N        the VM with N vCPUs also runs the PV checks
                       (default: $PV_VCPUS; 0: none)
+  --hotplug-vcpus N   the VM with N vCPUs also runs every type with CPU
+                      hotplug (onoff_interval) (default: $HOTPLUG_VCPUS; 0: none)
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
   --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
@@ -76,7 +80,7 @@ parse_args() {
 		case $opt in
 		-h | --help) usage; exit 0 ;;
 		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
-			--timeout | --pv-vcpus) ;;
+			--timeout | --pv-vcpus | --hotplug-vcpus) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -87,6 +91,8 @@ parse_args() {
 		--vcpus-list) VCPUS_LIST=$1 ;;
 		--pv-vcpus) [[ $1 =~ ^[0-9]+$ ]] || usage_error "--pv-vcpus: '$1' is not a number"
 			PV_VCPUS=$((10#$1)) ;;
+		--hotplug-vcpus) [[ $1 =~ ^[0-9]+$ ]] || usage_error "--hotplug-vcpus: '$1' is not a number"
+			HOTPLUG_VCPUS=$((10#$1)) ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
 		--timeout) is_posint "$1" || usage_error "--timeout: '$1' is not a positive number"
@@ -105,13 +111,15 @@ parse_args() {
 # Generous: a TCG boot takes ~10 s (more when overcommitted), each test its
 # runtime plus insmod/rmmod and log checks, and slack for a slow host.
 vm_timeout() {
-	local ntests
+	local ntests ntypes
 	if [[ -n $TIMEOUT ]]; then
 		echo "$TIMEOUT"
 		return
 	fi
-	# The PV checks add up to 14 runs.
-	ntests=$(($(wc -w <<<"$TYPES") + 2 + 14))
+	ntypes=$(wc -w <<<"$TYPES")
+	# The PV checks add up to 14 runs, the hotplug checks one per type,
+	# one more and three refusals.
+	ntests=$((ntypes + 2 + 14 + ntypes + 4))
 	echo $((15 + ntests * (SECS + 10) + 60))
 }
 
@@ -141,6 +149,7 @@ run_vm() {
 		--timeout "$timeout" --guest-script "$GUEST_SCRIPT" \
 		--guest-env "TYPES=$TYPES" --guest-env "SECS=$SECS" \
 		--guest-env "PV_TESTS=$((vcpus == PV_VCPUS))" \
+		--guest-env "HOTPLUG_TESTS=$((vcpus == HOTPLUG_VCPUS))" \
 		--guest-env "FAIRNESS_TYPES=$(fairness_types "$vcpus")" \
 		>"$dir/vmrun.log" 2>&1 || rc=$?
 

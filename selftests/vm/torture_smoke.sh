@@ -12,6 +12,8 @@
 #   PV_TESTS 1: also the paravirtual checks (when pvticket/pvqspinlock are
 #           among TYPES): irq-disabled use, non-zero halt/kick counters,
 #           pv_backend=none, refused backends and thresholds
+#   HOTPLUG_TESTS 1: also one run per type with CPU hotplug (onoff_interval)
+#           and the refused hotplug parameters
 # Exit status: 0 if every test passed, 1 otherwise.
 
 set -u
@@ -200,6 +202,12 @@ test_type() {
 		not_ok "$name" "$out"
 		return
 	fi
+	# An extra check of the summary, if the caller set one.
+	if [ -n "${EXTRA_CHECK:-}" ] && ! why=$($EXTRA_CHECK "$out"); then
+		unload_torture
+		not_ok "$name" "$why"
+		return
+	fi
 	if ! unload_torture; then
 		not_ok "$name" "rmmod failed"
 		return
@@ -328,6 +336,74 @@ expect_lib_refused() {
 	fi
 }
 
+CPUS_ONLINE=/sys/devices/system/cpu/online
+
+# The summary of a hotplug run ($1): CPUs went offline and came back, every
+# one of them, no writer was stranded, and no kick went to an offline CPU.
+check_hotplug() {
+	min=$(kv "$1" min)
+	offl=$(kv "$1" offl)
+	onl=$(kv "$1" onl)
+	left=$(kv "$1" offl_left)
+	koff=$(kv "$1" kick_offline)
+	now=$(cat "$CPUS_ONLINE")
+	if [ -z "$offl" ] || [ -z "$onl" ] || [ -z "$left" ]; then
+		echo "summary has no offl=/onl=/offl_left= keys"
+	elif ! is_uint "${offl%/*}" || [ "${offl%/*}" -eq 0 ]; then
+		echo "no CPU went offline (offl=$offl)"
+	elif ! is_uint "${onl%/*}" || [ "${onl%/*}" -eq 0 ]; then
+		echo "no CPU came back online (onl=$onl)"
+	elif [ "$left" != 0 ]; then
+		echo "offl_left=$left: CPUs left offline"
+	elif [ "$now" != "$HOTPLUG_ONLINE" ]; then
+		echo "online CPUs $now after the run, $HOTPLUG_ONLINE before"
+	elif ! is_uint "$min" || [ "$min" -eq 0 ]; then
+		echo "a writer made no progress (min=$min)"
+	elif [ -n "$koff" ] && [ "$koff" != 0 ]; then
+		echo "kick_offline=$koff: kicks aimed at offline CPUs"
+	else
+		return 0
+	fi
+	return 1
+}
+
+# How many tests hotplug_tests() runs, for the plan.
+hotplug_test_count() {
+	echo $(($1 + 4))
+}
+
+# CPU hotplug during a run of every type: a CPU goes offline or comes back
+# every 200 ms from the start.  Fairness is not checked: the writers of a
+# CPU that goes offline lose their binding and crowd the other CPUs, so
+# per-thread counts then measure placement, not the lock.
+hotplug_tests() {
+	HOTPLUG_ONLINE=$(cat "$CPUS_ONLINE")
+	fairness_saved=${FAIRNESS_TYPES:-}
+	FAIRNESS_TYPES=
+	EXTRA_CHECK=check_hotplug
+	for t in $TYPES; do
+		test_type "$t" onoff_interval=200 onoff_holdoff=0
+	done
+	# A CPU goes offline at once and the next operation would come long
+	# after the run: only the end of the run can bring it back.
+	TEST_NOTE=" (CPU offline at the end)"
+	test_type "$first_type" onoff_interval=60000
+	TEST_NOTE=
+	EXTRA_CHECK=
+	FAIRNESS_TYPES=$fairness_saved
+	diag "online CPUs: $HOTPLUG_ONLINE before, $(cat "$CPUS_ONLINE") after"
+	expect_refused "onoff_interval=60001 out of range" \
+		"refuse onoff_interval=60001" \
+		"torture_type=$first_type" runtime_secs=1 onoff_interval=60001
+	expect_refused "onoff_interval=-1 out of range" \
+		"refuse onoff_interval=-1" \
+		"torture_type=$first_type" runtime_secs=1 onoff_interval=-1
+	expect_refused "onoff_holdoff=3601 out of range" \
+		"refuse onoff_holdoff=3601" \
+		"torture_type=$first_type" runtime_secs=1 onoff_interval=100 \
+		onoff_holdoff=3601
+}
+
 main() {
 	ntypes=0
 	first_type=
@@ -338,8 +414,10 @@ main() {
 
 	npv=0
 	[ "${PV_TESTS:-0}" = 1 ] && npv=$(pv_test_count)
+	nhotplug=0
+	[ "${HOTPLUG_TESTS:-0}" = 1 ] && nhotplug=$(hotplug_test_count "$ntypes")
 	echo "TAP version 13"
-	echo "1..$((ntypes + 2 + npv))"
+	echo "1..$((ntypes + 2 + npv + nhotplug))"
 	diag "types: $TYPES; runtime_secs=$SECS; $(nproc) cpus"
 
 	if ! load_lib; then
@@ -358,6 +436,7 @@ main() {
 		test_type "$t"
 	done
 	[ "$npv" -gt 0 ] && pv_tests
+	[ "$nhotplug" -gt 0 ] && hotplug_tests
 
 	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 	[ "$fail" -eq 0 ]
