@@ -3,15 +3,15 @@
 #
 # check.sh -- model-check model/pvqspinlock.pml with SPIN, print TAP.
 #
-# For the correct model (fair and unfair, 3 CPUs x 2 acquisitions, plus
-# 4 CPUs x 1 and a spurious-wakeup backend) it runs the safety search
+# For the model of the C code (fair and unfair, 3 CPUs x 2 acquisitions,
+# plus 4 CPUs x 1 and a spurious-wakeup backend) it runs the safety search
 # (assertions: mutual exclusion, the C code's WARNs, one hash entry per
-# lock; invalid end states: nobody halted or stuck forever) and the
-# liveness search (LTL "live", acceptance cycles under weak fairness) and
-# requires "errors: 0" from a complete search.  For every seeded bug it
-# requires a counterexample of each property the bug breaks, and for the
-# probes of README.md "Findings" a counterexample on the C protocol and
-# none with the candidate fix.
+# lock, no steal past the pending bit, a robbed head can halt again;
+# invalid end states: nobody halted or stuck forever) and the liveness
+# search (LTL "live", acceptance cycles under weak fairness) and requires
+# "errors: 0" from a complete search.  For every seeded bug (among them the
+# C code before each fix of README.md "Findings") it requires a
+# counterexample of each property the bug breaks.
 #
 # Usage: model/check.sh [-v] [-k] [REGEX]
 #   -v     print the counterexample of each expected failure (the steps
@@ -191,6 +191,8 @@ DEAD='invalid end state'
 LIVE='acceptance cycle'
 MUTEX='assertion violated \(in_cs==1\)'
 HASH2='assertion violated \(\(he_lock\[0\]\+he_lock\[1\]\)==1\)'
+PEND='assertion violated.*lk_pending'
+ROBBED='assertion violated.*pred_hashed'
 
 # --- The C protocol: every property must hold. ------------------------
 # (The two longest searches first: they run while the rest is done.)
@@ -199,9 +201,9 @@ add pass live "-DUNFAIR" \
 add pass live "" \
 	"fair, 3 CPUs x 2: liveness <>(all CPUs done), weak fairness" O2
 add pass safety "" \
-	"fair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no invalid end state)" O2
+	"fair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt; no invalid end state)" O2
 add pass safety "-DUNFAIR" \
-	"unfair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no invalid end state)" O2
+	"unfair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt; no invalid end state)" O2
 add pass safety "-DNCPU=4 -DITERS=1" \
 	"fair, 4 CPUs x 1: safety" O2
 add pass safety "-DNCPU=4 -DITERS=1 -DUNFAIR" \
@@ -253,26 +255,30 @@ add pass deadlock "-DBUG_KICK_BEFORE_RELEASE -DWAIT_MONITOR" \
 add "fail:$DEAD" deadlock "-DBUG_WAIT_NODE_ORDER -DWAIT_MONITOR" \
 	"BUG_WAIT_NODE_ORDER with a monitor-style wait(): still a lost wakeup"
 
-# --- Findings (README.md): counterexample on the C protocol, none with
-# the candidate fix. -----------------------------------------------------
-PRED='assertion violated.*pred_hashed'
-PEND='assertion violated.*lk_pending'
-add "fail:$PRED" assert "-DPROBE_PRED_HASHED_STUCK" \
-	"finding 1 (fair): robbed pred_hashed head can never halt again"
-add "fail:$PRED" assert "-DPROBE_PRED_HASHED_STUCK -DUNFAIR" \
-	"finding 1 (unfair): robbed pred_hashed head can never halt again"
-add pass safety "-DPROBE_PRED_HASHED_STUCK -DFIX_PRED_HASHED" \
-	"finding 1, FIX_PRED_HASHED (fair, 3 CPUs x 2): probe and safety hold" O2
-add pass live "-DFIX_PRED_HASHED -DITERS=1 -DITERS0=2" \
-	"finding 1, FIX_PRED_HASHED (fair, 3 CPUs x 1, CPU 0 x 2): liveness" O2
-add pass safety "-DPROBE_PRED_HASHED_STUCK -DFIX_PRED_HASHED -DUNFAIR -DITERS=1 -DITERS0=2" \
-	"finding 1, FIX_PRED_HASHED (unfair, 3 CPUs x 1, CPU 0 x 2): probe and safety hold" O2
-add "fail:$PEND" assert "-DPROBE_STEAL_PAST_PENDING" \
-	"finding 2 (fair): a steal in flight passes a freshly set pending bit"
-add "fail:$PEND" assert "-DPROBE_STEAL_PAST_PENDING -DUNFAIR" \
-	"finding 2 (unfair): a steal in flight passes the starving head's pending bit"
-add pass safety "-DPROBE_STEAL_PAST_PENDING -DFIX_STEAL_LOCKED_PENDING -DUNFAIR" \
-	"finding 2, FIX_STEAL_LOCKED_PENDING (unfair, 3 CPUs x 2): probe and safety hold" O2
+# --- The C code before the fixes of README.md "Findings", and the
+# pred_hashed fix with each of its parts broken. -------------------------
+add "fail:$ROBBED" assert "-DBUG_PRED_HASHED_SNAPSHOT" \
+	"BUG_PRED_HASHED_SNAPSHOT (finding 1, fair): a robbed head can never halt again"
+add "fail:$ROBBED" assert "-DBUG_PRED_HASHED_SNAPSHOT -DUNFAIR" \
+	"BUG_PRED_HASHED_SNAPSHOT (finding 1, unfair): a robbed head can never halt again"
+add "fail:$PEND" assert "-DBUG_STEAL_LOCKED_BYTE" \
+	"BUG_STEAL_LOCKED_BYTE (finding 2, fair): a steal in flight passes a freshly set pending bit"
+add "fail:$PEND" assert "-DBUG_STEAL_LOCKED_BYTE -DUNFAIR" \
+	"BUG_STEAL_LOCKED_BYTE (finding 2, unfair): a steal in flight passes the starving head's pending bit"
+add "fail:$HASH2" assert "-DBUG_PRED_HASHED_READ_LATE" \
+	"BUG_PRED_HASHED_READ_LATE (finding 3, fair): stale entry, two entries for one lock"
+add "fail:$DEAD" deadlock "-DBUG_PRED_HASHED_READ_LATE" \
+	"BUG_PRED_HASHED_READ_LATE (finding 3, fair): stale entry, wrong CPU kicked (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_PRED_HASHED_READ_LATE" \
+	"BUG_PRED_HASHED_READ_LATE (finding 3, fair): liveness violated"
+add "fail:$HASH2" assert "-DBUG_PRED_HASHED_READ_LATE -DUNFAIR" \
+	"BUG_PRED_HASHED_READ_LATE (finding 3, unfair): stale entry, two entries for one lock"
+add "fail:$HASH2" assert "-DBUG_PRED_HASHED_UNSET" \
+	"BUG_PRED_HASHED_UNSET (fair): the head hashes itself over its predecessor's entry"
+add "fail:$HASH2" assert "-DBUG_PRED_HASHED_SET_LATE" \
+	"BUG_PRED_HASHED_SET_LATE (fair): the flag after the state, two entries for one lock"
+add "fail:$ROBBED" assert "-DBUG_PRED_HASHED_KEPT" \
+	"BUG_PRED_HASHED_KEPT (fair): the flag outlives the entry, a robbed head cannot halt"
 
 # Run them, JOBS at a time (pan is single-threaded; the machine has two
 # cores), and print each result in order as soon as it and all before it

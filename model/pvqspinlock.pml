@@ -3,6 +3,10 @@
  * Promela model of the paravirtual queued spinlock (PV qspinlock) and of its
  * unfair, starvation-bounded variant, for the SPIN model checker.
  *
+ * Without options the model is the C code as it is; each -DBUG_* switch
+ * breaks one step of it (some are the C code before a fix, see README.md
+ * "Findings").
+ *
  * Sources modelled (they are the truth; every part below names the C
  * function it stands for):
  *
@@ -17,6 +21,7 @@
  *                           pvq_head_take_free(), pvq_head_take_reserved(),
  *                           pvq_hash(), pvq_unhash(), pvq_unfair_steal(),
  *                           pvq_pvqspin_unlock_slowpath()
+ *   qspinlock/qspinlock_internal.h  struct pvq_mcs_node: state, pred_hashed
  *   pv/pv_ops.h             the wait(ptr, val) / kick(cpu) contract
  *
  * Abstractions (see README.md):
@@ -52,15 +57,25 @@
  *                  backend; the real kvm and ipi backends do NOT do this).
  *   NO_HASH_INVARIANT  drop the "one hash entry per lock" assertion.
  *   BUG_*          seeded bugs, see below.
- *   PROBE_*        reachability probes, see below.
  *
  * Properties:
  *
  *   1. Mutual exclusion: assert(in_cs == 1) on entry to the critical
  *      section.  Also asserted: the WARNs of the C code (the unlock slow
  *      path saw a locked byte that is not the slow value; the slow value
- *      but no hash entry) and the invariant of Documentation/pv.rst "the
- *      table never holds two entries for one lock".
+ *      but no hash entry), the invariant of Documentation/pv.rst "the
+ *      table never holds two entries for one lock", and two claims of the
+ *      docs:
+ *      - no steal past the pending bit: a steal (pvq_pv_trylock_steal(),
+ *        pvq_unfair_steal()) never takes the lock while the queue head's
+ *        pending bit is set (pv.rst "stealers stay out", unfair.rst "the
+ *        head's cmpxchg of pending -> locked is the only way to the lock");
+ *      - a robbed head can halt again: a queue head never declines to hash
+ *        itself for a predecessor's entry (->pred_hashed) whose consumer
+ *        had already cleared the flag when the head read it, while another
+ *        CPU holds the lock with a plain 1; it would wait for a slow value
+ *        nobody sets, and spin for that CPU's whole critical section
+ *        (unfair.rst "Robbed after the kick").
  *   2. No deadlock: pan's invalid-end-state check.  There are no end labels
  *      at all: the only valid end state of a CPU is the end of its proctype
  *      after its acquisitions.  A CPU halted in wait() is blocked, so a CPU
@@ -84,28 +99,27 @@
  *                              leaves its hash entry in place.
  *   BUG_STEAL_NOT_ATOMIC       pvq_pv_trylock_steal() takes the lock with a
  *                              plain store after its read, not a cmpxchg.
- *
- * Probes (each asserts that something does NOT happen; pan shows a run where
- * it does, see README.md "Findings"):
- *
- *   PROBE_PRED_HASHED_STUCK    a queue head whose predecessor deferred its
- *                              kick (pred_hashed) misses the slow value
- *                              entirely: the entry was consumed before its
- *                              first look, so it can never hash itself and
- *                              halt again in this acquisition.
- *   PROBE_STEAL_PAST_PENDING   a stealer takes the lock while the pending
- *                              bit (set by the queue head) is set.
- *
- * Candidate fixes for what the probes find (NOT in the C code; modelled so
- * that the model can check them):
- *
- *   FIX_PRED_HASHED            the unlock slow path sets a new node field
- *                              ->unhashed after it consumed the node's entry;
- *                              the head reads it (before the locked byte) and
- *                              stops waiting for the slow value once it is set.
- *   FIX_STEAL_LOCKED_PENDING   the steals cmpxchg the 16-bit locked_pending
- *                              0 -> LOCKED_VAL instead of the locked byte, so
- *                              a pending bit set after their read stops them.
+ *   BUG_STEAL_LOCKED_BYTE      the steals cmpxchg the locked byte alone, not
+ *                              the 16-bit locked_pending (the C code before
+ *                              README.md finding 2): a pending bit set after
+ *                              their read does not stop them.
+ *   BUG_PRED_HASHED_SNAPSHOT   the queue head's pred_hashed is a snapshot of
+ *                              its state (HASHED) on entry to pvq_wait_head(),
+ *                              dropped only once it has seen the slow value
+ *                              come and go (the C code before README.md
+ *                              finding 1): a head robbed before its first look
+ *                              can never halt again.
+ *   BUG_PRED_HASHED_READ_LATE  pvq_wait_head() reads the locked byte before
+ *                              ->pred_hashed (the C code before README.md
+ *                              finding 3): it can hash itself under the old
+ *                              owner's slow value, which the owner's release
+ *                              then overwrites, leaving a stale entry.
+ *   BUG_PRED_HASHED_UNSET      pvq_pv_kick_node() never sets ->pred_hashed.
+ *   BUG_PRED_HASHED_SET_LATE   pvq_pv_kick_node() sets ->pred_hashed after
+ *                              its state cmpxchg instead of before.
+ *   BUG_PRED_HASHED_KEPT       the unlock slow path does not clear the
+ *                              ->pred_hashed of the node whose entry it
+ *                              consumed.
  */
 
 #ifndef NCPU
@@ -157,6 +171,7 @@ byte lk_tail;			/* 0: no queue, else cpu + 1 of the tail */
 bit  nd_locked[NCPU];		/* 1: we are the queue head */
 byte nd_next[NCPU];		/* successor node, cpu + 1, 0 = NULL */
 byte nd_state[NCPU];		/* RUNNING, HALTED or HASHED */
+bit  nd_pred_hashed[NCPU];	/* the predecessor hashed us (deferred kick) */
 
 /* pvq_hash_table: the (lock, node) entries; only one lock exists. */
 bit  he_lock[HSIZE];		/* he->lock == lock */
@@ -172,24 +187,19 @@ byte he_node[HSIZE];		/* he->node, cpu + 1 */
 bit  waiting[NCPU];
 bit  kicked[NCPU];
 
-/* Ghost variables of the properties and probes. */
+/* Ghost variables of the properties. */
 byte in_cs;			/* CPUs in the critical section */
 byte ndone;			/* CPUs that completed all their acquisitions */
-#ifdef PROBE_PRED_HASHED_STUCK
-bit  g_unhashed[NCPU];		/* an unlock consumed c's deferred-kick entry */
-#endif
-#ifdef FIX_PRED_HASHED
-bit  nd_unhashed[NCPU];		/* candidate fix: node->unhashed */
-#endif
+bit  g_unhashed[NCPU];		/* an unlock consumed c's entry, cleared its flag */
 
 /*
- * The steals' cmpxchg: of the locked byte (C code), or of the 16-bit
- * locked_pending (FIX_STEAL_LOCKED_PENDING).
+ * The steals' cmpxchg: of the 16-bit locked_pending from 0 (C code), or of
+ * the locked byte alone (BUG_STEAL_LOCKED_BYTE).
  */
-#ifdef FIX_STEAL_LOCKED_PENDING
-#define STEAL_FREE	(lk_locked == 0 && lk_pending == 0)
-#else
+#ifdef BUG_STEAL_LOCKED_BYTE
 #define STEAL_FREE	(lk_locked == 0)
+#else
+#define STEAL_FREE	(lk_locked == 0 && lk_pending == 0)
 #endif
 
 ltl live { <> (ndone == NCPU) }
@@ -308,13 +318,12 @@ proctype cpu(byte me)
 	byte slot;		/* hash probe index */
 	bit  ok;
 	bit  keep;		/* BUG_UNLOCK_NO_UNHASH in the unlock */
-	bit  pred_hashed;	/* pvq_wait_head() locals */
-	bit  seen_slow;
-	bit  block;
-	bit  gone;		/* FIX_PRED_HASHED: node->unhashed was set */
-#ifdef PROBE_PRED_HASHED_STUCK
-	bit  g_snap;		/* g_unhashed[me] when we looked */
+	bit  pred_hashed;	/* pvq_wait_head(): READ_ONCE(node->pred_hashed) */
+	bit  block;		/* pvq_wait_head(): stealing blocked */
+#ifdef BUG_PRED_HASHED_SNAPSHOT
+	bit  seen_slow;		/* the old head's second local */
 #endif
+	bit  g_snap;		/* g_unhashed[me] when we read the locked byte */
 
 top:
 	do
@@ -349,13 +358,15 @@ top:
 		:: !lk_pending && lk_locked != 0 -> skip	/* spin on */
 		:: !lk_pending && lk_locked != 0 -> break	/* loops used up */
 		:: !lk_pending && lk_locked == 0 ->
-			/* cmpxchg_acquire(&lock->locked, 0, LOCKED_VAL) */
+			/*
+			 * cmpxchg_acquire(&lock->locked_pending, 0,
+			 * LOCKED_VAL)
+			 */
 			atomic {
 				if
 				:: STEAL_FREE ->
-#ifdef PROBE_STEAL_PAST_PENDING
+					/* no steal past the pending bit */
 					assert(!lk_pending);
-#endif
 					lk_locked = LOCKED_VAL;
 					goto locked
 				:: else ->
@@ -371,7 +382,7 @@ top:
 		/*
 		 * pvq_queue_acquire(), pvq_pv_trylock_steal(): one
 		 * atomic_read() of the word; if neither locked nor pending,
-		 * cmpxchg the locked byte 0 -> LOCKED_VAL.  (The node
+		 * cmpxchg locked_pending 0 -> LOCKED_VAL.  (The node
 		 * initialisation that precedes it in the C code is done below
 		 * with the tail exchange: the node is private until then.)
 		 */
@@ -385,9 +396,8 @@ top:
 #else
 				if
 				:: STEAL_FREE ->
-#ifdef PROBE_STEAL_PAST_PENDING
+					/* no steal past the pending bit */
 					assert(!lk_pending);
-#endif
 					lk_locked = LOCKED_VAL;
 					goto locked
 				:: else
@@ -399,7 +409,8 @@ top:
 
 		/*
 		 * node->locked = 0, node->next = NULL, pvq_pv_init_node()
-		 * (state = RUNNING), smp_wmb(), then pvq_xchg_tail(): the
+		 * (state = RUNNING, pred_hashed = 0), smp_wmb(), then
+		 * pvq_xchg_tail(): the
 		 * 16-bit xchg of the tail.  Nobody else can reach our node
 		 * before the xchg publishes it, so this is one step.
 		 */
@@ -407,12 +418,8 @@ top:
 			nd_locked[me] = 0;
 			nd_next[me] = 0;
 			nd_state[me] = RUNNING;
-#ifdef PROBE_PRED_HASHED_STUCK
+			nd_pred_hashed[me] = 0;
 			g_unhashed[me] = 0;
-#endif
-#ifdef FIX_PRED_HASHED
-			nd_unhashed[me] = 0;
-#endif
 			old = lk_tail;
 			lk_tail = me + 1;
 			if
@@ -482,8 +489,11 @@ wn_done:
 		 */
 wait_head:
 		atomic {
+#ifdef BUG_PRED_HASHED_SNAPSHOT
+			/* BUG: the flag is our state on entry, not the field. */
 			pred_hashed = (nd_state[me] == HASHED);
 			seen_slow = 0;
+#endif
 			block = !IS_UNFAIR
 		};
 wh_loop:
@@ -551,54 +561,67 @@ wh_loop:
 		/* Fair: about to halt, let running vCPUs take the lock. */
 		lk_pending = 0;
 #endif
+#ifdef BUG_PRED_HASHED_SNAPSHOT
 		/*
-		 * locked = READ_ONCE(lock->locked).  The entry the
-		 * predecessor made for us is consumed once its slow value is
-		 * gone; until then we must not hash ourselves.
-		 */
-#ifdef FIX_PRED_HASHED
-		/*
-		 * Candidate fix: READ_ONCE(node->unhashed) before the locked
-		 * byte.  Set, it says the predecessor's unlock consumed our
-		 * entry: a locked byte read after it that is not the slow
-		 * value means the lock was released since.
+		 * BUG (the C code before the ->pred_hashed field):
+		 * locked = READ_ONCE(lock->locked); the entry the predecessor
+		 * made for us counts as consumed once we have seen its slow
+		 * value come and go.
 		 */
 		atomic {
-#ifdef PROBE_PRED_HASHED_STUCK
 			g_snap = g_unhashed[me];
-#endif
-			if
-			:: pred_hashed && nd_unhashed[me] -> gone = 1
-			:: else
-			fi
-		};
-#endif
-		atomic {
-#if defined(PROBE_PRED_HASHED_STUCK) && !defined(FIX_PRED_HASHED)
-			g_snap = g_unhashed[me];
-#endif
 			l = lk_locked;
 			if
 			:: pred_hashed && l == SLOW_VAL -> seen_slow = 1
-			:: pred_hashed && l != SLOW_VAL && (seen_slow || gone) ->
+			:: pred_hashed && l != SLOW_VAL && seen_slow ->
 				pred_hashed = 0
 			:: else
 			fi;
-			gone = 0;
-#ifdef PROBE_PRED_HASHED_STUCK
-			/*
-			 * Our entry was consumed before we looked, a stealer
-			 * holds the lock, and we still wait for a slow value:
-			 * nobody will ever set it, so we cannot halt.
-			 */
+			/* a robbed head can halt again */
 			assert(!(pred_hashed && g_snap && l == LOCKED_VAL));
 			g_snap = 0;
-#endif
 			if
 			:: pred_hashed || l == SLOW_VAL -> l = 0; goto wh_halt
 			:: else -> l = 0
 			fi
 		};
+#else
+		/*
+		 * smp_rmb(); READ_ONCE(node->pred_hashed); smp_rmb();
+		 * locked = READ_ONCE(lock->locked).  The flag set: the
+		 * predecessor hashed us and the unlock that consumes the entry
+		 * has not cleared it yet, so we must not hash ourselves.
+		 * (g_snap: had the unlock that consumed our entry cleared the
+		 * flag when we read it?)  BUG_PRED_HASHED_READ_LATE reads the
+		 * two the other way round.
+		 */
+#ifndef BUG_PRED_HASHED_READ_LATE
+		atomic {	/* not d_step: the spin loop breaks to here */
+			pred_hashed = nd_pred_hashed[me];
+			g_snap = g_unhashed[me]
+		};
+		atomic {
+			l = lk_locked;
+#else
+		l = lk_locked;
+		atomic {
+			pred_hashed = nd_pred_hashed[me];
+			g_snap = g_unhashed[me];
+#endif
+			/*
+			 * A robbed head can halt again: our entry was
+			 * consumed and another CPU holds the lock, so nobody
+			 * will set the slow value for us.
+			 */
+			assert(!(pred_hashed && g_snap && l == LOCKED_VAL));
+			g_snap = 0;
+			if
+			:: pred_hashed || l == SLOW_VAL ->
+				pred_hashed = 0; l = 0; goto wh_halt
+			:: else -> l = 0
+			fi
+		};
+#endif
 
 		pvq_hash(me, ok);
 		/*
@@ -641,8 +664,11 @@ wh_out:
 		/* WRITE_ONCE(node->state, RUNNING) */
 		atomic {
 			pred_hashed = 0;
+#ifdef BUG_PRED_HASHED_SNAPSHOT
 			seen_slow = 0;
+#endif
 			block = 0;
+			g_unhashed[me] = 0;	/* ghost: no longer needed */
 			nd_state[me] = RUNNING
 		};
 		/* return atomic_read(&lock->val) | PVQ_LOCKED_VAL */
@@ -686,20 +712,28 @@ wh_out:
 		nd_locked[next - 1] = 1;
 
 		/*
-		 * pvq_pv_kick_node(lock, next): cmpxchg(&node->state, HALTED,
+		 * pvq_pv_kick_node(lock, next): WRITE_ONCE(node->pred_hashed,
+		 * 1), then (full barrier) cmpxchg(&node->state, HALTED,
 		 * HASHED).  If it was halted, defer its kick to our unlock:
 		 * hash it and set the slow value (a plain store: we hold the
-		 * lock).  Otherwise it sees ->locked by itself.
+		 * lock).  Otherwise it sees ->locked by itself, and we clear
+		 * the flag again.
 		 */
+#if !defined(BUG_PRED_HASHED_SNAPSHOT) && !defined(BUG_PRED_HASHED_UNSET) && \
+    !defined(BUG_PRED_HASHED_SET_LATE)
+		nd_pred_hashed[next - 1] = 1;
+#endif
 		atomic {
 			if
 			:: nd_state[next - 1] == HALTED ->
 				nd_state[next - 1] = HASHED
-			:: else ->
-				next = 0;
-				goto locked
+			:: else -> goto kick_node_lost
 			fi
 		};
+#ifdef BUG_PRED_HASHED_SET_LATE
+		/* BUG: the flag comes after the state says HASHED. */
+		nd_pred_hashed[next - 1] = 1;
+#endif
 #ifdef BUG_DEFERRED_KICK_DROPPED
 		/* BUG: marked hashed, but no entry, no slow value, no kick. */
 		next = 0;
@@ -712,6 +746,16 @@ wh_out:
 			next = 0
 		fi;
 #endif
+		goto locked;
+
+kick_node_lost:
+		/* WRITE_ONCE(node->pred_hashed, 0) */
+		atomic {
+#if !defined(BUG_PRED_HASHED_SNAPSHOT) && !defined(BUG_PRED_HASHED_UNSET)
+			nd_pred_hashed[next - 1] = 0;
+#endif
+			next = 0
+		};
 
 locked:
 		/* The critical section: mutual exclusion. */
@@ -753,17 +797,22 @@ locked:
 			assert(n != 0);
 			keep = 0
 		};
-#if defined(PROBE_PRED_HASHED_STUCK) || defined(FIX_PRED_HASHED)
+		/*
+		 * WRITE_ONCE(node->pred_hashed, 0): its entry is gone, the
+		 * head may hash itself again.  (Ghost g_unhashed: the unlock
+		 * has told the node so; the BUG_PRED_HASHED_SNAPSHOT and
+		 * BUG_PRED_HASHED_KEPT protocols tell it nothing here.)
+		 */
 		d_step {
-#ifdef PROBE_PRED_HASHED_STUCK
-			g_unhashed[n - 1] = 1;
+			if
+			:: n != 0 ->
+#if !defined(BUG_PRED_HASHED_SNAPSHOT) && !defined(BUG_PRED_HASHED_KEPT)
+				nd_pred_hashed[n - 1] = 0;
 #endif
-#ifdef FIX_PRED_HASHED
-			nd_unhashed[n - 1] = 1;	/* candidate fix, before release */
-#endif
-			skip
+				g_unhashed[n - 1] = 1
+			:: else
+			fi
 		};
-#endif
 #ifdef BUG_KICK_BEFORE_RELEASE
 		/* BUG: the kick comes before the release. */
 		pvq_pv_kick(n - 1);

@@ -316,7 +316,12 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
 		if (*block ? pvq_head_take_reserved(lock) :
 			     pvq_head_take_free(lock))
 			return true;
-		if (!*block && !(loop & PVQ_PREV_CHECK_MASK) &&
+		/*
+		 * The clock every 256 loops, and on the last one, so that a
+		 * threshold below 256 still gets a look before we halt.
+		 */
+		if (!*block &&
+		    (!(loop & PVQ_PREV_CHECK_MASK) || loop == 1) &&
 		    local_clock() >= block_at) {
 			/* Starving: no more stealing until we have the lock. */
 			*block = true;
@@ -342,7 +347,7 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 					 struct pvq_mcs_node *node,
 					 const bool unfair)
 {
-	bool halted = false, block = !unfair;
+	bool halted = false, block = !unfair, pred_hashed;
 	u64 block_at = unfair ? pvq_unfair_deadline() : 0;
 	u8 locked;
 
@@ -360,8 +365,20 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 		 * unlock that consumes its entry.
 		 */
 		smp_rmb();
+		pred_hashed = READ_ONCE(node->pred_hashed);
+		/*
+		 * Read barrier: the flag before the locked byte.  That unlock
+		 * clears the flag (release) before it releases the lock, so a
+		 * clear flag means the byte is its slow value or newer.  Read
+		 * the other way round, the byte could be the owner's 1 from
+		 * before its slow value and the flag already clear: we would
+		 * hash ourselves and xchg() in the slow value just before the
+		 * unlock stores 0 over it, and leave our entry in the table
+		 * (model/README.md, finding 3).
+		 */
+		smp_rmb();
 		locked = READ_ONCE(lock->locked);
-		if (!READ_ONCE(node->pred_hashed) && locked != PVQ_SLOW_VAL) {
+		if (!pred_hashed && locked != PVQ_SLOW_VAL) {
 			if (!pvq_hash(lock, node))
 				continue;	/* cannot halt safely: spin */
 			/*
@@ -474,8 +491,11 @@ void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 		return;
 	}
 	cpu = node->cpu;
-	/* Its entry is gone: the head may hash itself again. */
-	WRITE_ONCE(node->pred_hashed, 0);
+	/*
+	 * Its entry is gone: the head may hash itself again.  Release: our
+	 * slow value is visible before the clear flag (pvq_wait_head()).
+	 */
+	smp_store_release(&node->pred_hashed, 0);
 
 	/*
 	 * Release: the critical section is visible before the lock is free.

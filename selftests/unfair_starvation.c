@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bounded starvation of the unfair PV queued spinlock, under overcommit.
+ *
+ * Twice as many threads as cpus (all pinned to at most two cpus) hammer
+ * one pvqspinlock_unfair, and every thread counts how often the others
+ * took the lock while it waited: its *passes*.  The count is the measure,
+ * not the time, because on an overcommitted machine the time is mostly
+ * scheduling.  The count is not immune to scheduling either: while a
+ * waiter or a queue head that has not yet blocked stealing is off its cpu
+ * (preempted, or woken but not yet running), stealers pass it as often as
+ * they like.  Documentation/unfair.rst's bound says the same in time
+ * ("wake latency"), and in userspace a wake latency can be a time slice.
+ *
+ * What the design does bound whatever the scheduler does is the queue
+ * head's own wait once it runs: it notes the time, lets stealers pass for
+ * starvation_bound_us, then sets the pending bit, after which its
+ * pending -> locked cmpxchg is the only way to the lock.  With the bound at
+ * 0 that leaves the current owner and a steal racing with the head's first
+ * look at the clock: at most two passes.  The test hears the head start
+ * its clock: the lock code's calls to local_clock() are linked to
+ * __wrap_local_clock() below (-Wl,--wrap=local_clock), and in the lock path
+ * only a queue head reads the clock (pvq_unfair_deadline(), pvq_head_spin(),
+ * and with LOCK_STATS the kick-latency stamp of a waiter woken as head).
+ *
+ * Checks:
+ *   1. no lost updates and the lock free at the end (else the counts lie);
+ *   2. no queue head was passed more than HEAD_PASS_LIMIT times after it
+ *      started its starvation clock, over at least MIN_HEAD_WAITS head
+ *      waits.  Waits in which the thread was preempted (an involuntary
+ *      context switch, from getrusage()) are reported but not judged: a
+ *      head preempted before it blocks is the "wake latency" case;
+ *   3. LOCK_STATS=y: steal_block > 0, the bound really engaged.
+ * The whole waits (passes and time) are reported, not judged.
+ *
+ * "make break-check" runs it with -b 1000000 (the bound longer than the
+ * run: the head never blocks stealing) and requires check 2 to fail: it
+ * does, by hundreds of passes.  -T tas measures the test-and-set lock for
+ * comparison (it has no queue head: checks 2 and 3 are skipped).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+#include <asm/processor.h>
+
+#include "lock_stats.h"
+#include "pv_futex.h"
+#include "pv_ops.h"
+#include "pvqspinlock.h"
+#include "qspinlock.h"
+#include "tas.h"
+#include "unfair.h"
+
+#include "kselftest.h"
+
+/* Run at least this long, longer (up to MAX_MS) until enough head waits. */
+#define DEFAULT_DURATION_MS	1000
+#define MAX_MS			5000
+#define MIN_HEAD_WAITS		20
+/*
+ * Passes of a head after it started its clock, with bound 0: the owner
+ * when it started, and a steal racing with its first look at the clock.
+ * The rest is slack for a stall of the head's cpu in the few instructions
+ * between that look and its pending store, which getrusage() cannot see:
+ * an interrupt, or the hypervisor running another vCPU (seen once: 9
+ * passes, a 160 us stall).  Without the bound the worst head of a run is
+ * passed 470 to 13000 times.
+ */
+#define HEAD_PASS_LIMIT		64
+/*
+ * Critical section, in pause loops: longer than the default steal_spin
+ * (128 loops), so that contenders arriving during one run out of steal
+ * loops and queue, and there are queue heads to watch.  Both are counted
+ * in the same loops, so this holds whatever a pause costs.
+ */
+#define CS_LOOPS		200
+/* Gap between acquisitions: 0..GAP_MASK pause loops. */
+#define GAP_MASK		31
+/*
+ * PV spin threshold: small, so that waiters and heads halt.  A multiple of
+ * 256: pvq_head_spin() looks at the clock only when its loop count is one.
+ */
+#define DEFAULT_SPIN_THRESHOLD	256
+#define DEFAULT_PIN_CPUS	2
+/* How long threads may take to stop after the run. */
+#define WATCHDOG_MS		10000
+
+struct starve_type {
+	const char *name;
+	void (*lock)(void *lock);
+	void (*unlock)(void *lock);
+	bool (*is_locked)(void *lock);
+	bool has_head;		/* a queue head with a starvation clock */
+};
+
+static void unfair_lock(void *l) { pvq_unfair_lock(l); }
+static void unfair_unlock(void *l) { pvq_unfair_unlock(l); }
+static bool unfair_is_locked(void *l) { return pvq_qspin_is_locked(l); }
+
+static void tas_lock(void *l) { pvq_tas_lock(l); }
+static void tas_unlock(void *l) { pvq_tas_unlock(l); }
+static bool tas_is_locked(void *l) { return pvq_tas_is_locked(l); }
+
+static const struct starve_type types[] = {
+	{ "pvqspinlock_unfair", unfair_lock, unfair_unlock, unfair_is_locked,
+	  true },
+	{ "tas", tas_lock, tas_unlock, tas_is_locked, false },
+};
+
+/* The lock, and on another cache line the acquisition count it protects. */
+static union {
+	struct pvq_qspinlock qspin;
+	struct pvq_taslock tas;
+} starve_lock __aligned(SHIM_CACHELINE);
+
+static struct {
+	/* Plain increments under the lock: a broken lock loses some. */
+	unsigned long seq;
+} shared __aligned(SHIM_CACHELINE);
+
+struct worker {
+	pthread_t tid;
+	int cpu;
+	u64 acquisitions;
+	u64 worst_passes;		/* whole waits */
+	u64 worst_wait_ns;
+	u64 head_waits;			/* as queue head, not preempted */
+	u64 worst_head_passes;
+	u64 worst_head_ns;
+	u64 head_over_limit;
+	u64 preempted_head_waits;	/* as queue head, preempted */
+	u64 worst_preempted_head_passes;
+} __aligned(SHIM_CACHELINE);
+
+static struct {
+	const struct starve_type *type;
+	unsigned int threads;
+	unsigned int duration_ms;
+	unsigned int pin_cpus;
+	cpu_set_t pin_set;
+	bool pinned;
+	int bound_us;
+	int steal_spin;
+	int spin_threshold;
+} cfg = {
+	.type = &types[0],
+	.duration_ms = DEFAULT_DURATION_MS,
+	.pin_cpus = DEFAULT_PIN_CPUS,
+	.bound_us = 0,
+	.spin_threshold = DEFAULT_SPIN_THRESHOLD,
+};
+
+static pthread_barrier_t start_barrier;
+static int stop;
+static unsigned int finished;
+static unsigned long head_waits_seen;
+
+/* Set around lock(); where the head started its clock, if it did. */
+static __thread bool in_lock, head_started;
+static __thread unsigned long head_seq;
+static __thread u64 head_t0;
+
+/* The same clock as the shim's local_clock(). */
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The lock code's local_clock() (linked with --wrap=local_clock).  The
+ * first call in one lock() is the queue head starting its starvation clock:
+ * note how many acquisitions there were by then.
+ */
+u64 __wrap_local_clock(void)
+{
+	u64 now = now_ns();
+
+	if (in_lock && !head_started) {
+		head_started = true;
+		head_seq = READ_ONCE(shared.seq);
+		head_t0 = now;
+	}
+	return now;
+}
+
+static void spin_work(unsigned int loops)
+{
+	while (loops--)
+		cpu_relax();
+}
+
+static long involuntary_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		ksft_exit_fail_msg("getrusage: %s\n", strerror(errno));
+	return ru.ru_nivcsw;
+}
+
+static void note_head_wait(struct worker *w, u64 passes, u64 ns,
+			   bool preempted)
+{
+	if (preempted) {
+		w->preempted_head_waits++;
+		if (passes > w->worst_preempted_head_passes)
+			w->worst_preempted_head_passes = passes;
+		return;
+	}
+	w->head_waits++;
+	w->head_over_limit += passes > HEAD_PASS_LIMIT;
+	if (passes > w->worst_head_passes)
+		w->worst_head_passes = passes;
+	if (ns > w->worst_head_ns)
+		w->worst_head_ns = ns;
+	__atomic_fetch_add(&head_waits_seen, 1, __ATOMIC_RELAXED);
+}
+
+static void *worker_fn(void *arg)
+{
+	const struct starve_type *type = cfg.type;
+	struct worker *w = arg;
+	unsigned int seed = w->cpu * 2654435761u + 1;
+	unsigned long seq0, seq;
+	long switches;
+	u64 t0, t1;
+
+	shim_register_cpu(w->cpu);
+	pthread_barrier_wait(&start_barrier);
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		switches = involuntary_switches();
+		seq0 = READ_ONCE(shared.seq);
+		t0 = now_ns();
+		head_started = false;
+		in_lock = true;
+		type->lock(&starve_lock);
+		in_lock = false;
+		t1 = now_ns();
+		seq = shared.seq;
+		shared.seq = seq + 1;
+		spin_work(CS_LOOPS);
+		type->unlock(&starve_lock);
+
+		w->acquisitions++;
+		if (seq - seq0 > w->worst_passes)
+			w->worst_passes = seq - seq0;
+		if (t1 - t0 > w->worst_wait_ns)
+			w->worst_wait_ns = t1 - t0;
+		if (head_started)
+			note_head_wait(w, seq - head_seq, t1 - head_t0,
+				       involuntary_switches() != switches);
+		seed = seed * 1103515245 + 12345;
+		spin_work((seed >> 16) & GAP_MASK);
+	}
+	shim_unregister_cpu();
+	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Pin to the first cfg.pin_cpus cpus we may run on; how many there are. */
+static unsigned int setup_pinning(void)
+{
+	unsigned int cpu, n = 0;
+	cpu_set_t allowed;
+
+	if (!cfg.pin_cpus || sched_getaffinity(0, sizeof(allowed), &allowed))
+		return 0;
+	CPU_ZERO(&cfg.pin_set);
+	for (cpu = 0; cpu < CPU_SETSIZE && n < cfg.pin_cpus; cpu++) {
+		if (CPU_ISSET(cpu, &allowed)) {
+			CPU_SET(cpu, &cfg.pin_set);
+			n++;
+		}
+	}
+	cfg.pinned = true;
+	return n;
+}
+
+static bool wait_finished(unsigned int limit_ms)
+{
+	u64 end = now_ns() + limit_ms * 1000000ull;
+
+	while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < cfg.threads) {
+		if (now_ns() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/* Run for duration_ms, and on (up to MAX_MS) until enough head waits. */
+static u64 run(struct worker *workers)
+{
+	u64 t_start, elapsed_ms;
+	unsigned int i;
+	int err;
+
+	pthread_barrier_init(&start_barrier, NULL, cfg.threads + 1);
+	for (i = 0; i < cfg.threads; i++) {
+		workers[i].cpu = i;
+		if (pthread_create(&workers[i].tid, NULL, worker_fn, &workers[i]))
+			ksft_exit_fail_msg("pthread_create failed\n");
+		if (!cfg.pinned)
+			continue;
+		err = pthread_setaffinity_np(workers[i].tid,
+					     sizeof(cfg.pin_set), &cfg.pin_set);
+		if (err)
+			ksft_print_msg("cpu %u: pthread_setaffinity_np: %s\n",
+				       i, strerror(err));
+	}
+	pthread_barrier_wait(&start_barrier);
+	t_start = now_ns();
+	do {
+		usleep(10000);
+		elapsed_ms = (now_ns() - t_start) / 1000000;
+	} while (elapsed_ms < cfg.duration_ms ||
+		 (cfg.type->has_head && elapsed_ms < MAX_MS &&
+		  __atomic_load_n(&head_waits_seen, __ATOMIC_RELAXED) <
+		  MIN_HEAD_WAITS));
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	if (!wait_finished(WATCHDOG_MS))
+		ksft_exit_fail_msg("%s: %u of %u threads stuck on the lock\n",
+				   cfg.type->name, cfg.threads -
+				   __atomic_load_n(&finished, __ATOMIC_ACQUIRE),
+				   cfg.threads);
+	for (i = 0; i < cfg.threads; i++)
+		pthread_join(workers[i].tid, NULL);
+	pthread_barrier_destroy(&start_barrier);
+	return elapsed_ms;
+}
+
+static void report_worker(const struct worker *w)
+{
+	char head[160] = "";
+
+	if (cfg.type->has_head)
+		snprintf(head, sizeof(head),
+			 "; as head %llu waits, worst %llu passes / %llu us (preempted %llu, worst %llu)",
+			 w->head_waits, w->worst_head_passes,
+			 w->worst_head_ns / 1000, w->preempted_head_waits,
+			 w->worst_preempted_head_passes);
+	ksft_print_msg("cpu %d: %llu acquisitions, worst wait %llu passes / %llu us%s\n",
+		       w->cpu, w->acquisitions, w->worst_passes,
+		       w->worst_wait_ns / 1000, head);
+}
+
+/* Check 2: every judged head wait within HEAD_PASS_LIMIT passes. */
+static void check_heads(const struct worker *workers, u64 elapsed_ms)
+{
+	const char *name = cfg.type->name;
+	u64 waits = 0, worst = 0, over = 0;
+	unsigned int i;
+
+	if (!cfg.type->has_head) {
+		ksft_test_result_skip("%s: no queue head to bound\n", name);
+		return;
+	}
+	for (i = 0; i < cfg.threads; i++) {
+		waits += workers[i].head_waits;
+		over += workers[i].head_over_limit;
+		if (workers[i].worst_head_passes > worst)
+			worst = workers[i].worst_head_passes;
+	}
+	ksft_print_msg("%s: passes after a head started its starvation clock:\n",
+		       name);
+	ksft_print_msg("%llu head waits judged, %llu over %d\n", waits, over,
+		       HEAD_PASS_LIMIT);
+	if (worst > HEAD_PASS_LIMIT)
+		ksft_test_result_fail("%s: a head was passed %llu times (limit %d)\n",
+				      name, worst, HEAD_PASS_LIMIT);
+	else if (waits < MIN_HEAD_WAITS)
+		ksft_test_result_fail("%s: %llu head waits in %llu ms, too few to judge (%d)\n",
+				      name, waits, elapsed_ms, MIN_HEAD_WAITS);
+	else
+		ksft_test_result_pass("%s: heads passed at most %llu times (limit %d)\n",
+				      name, worst, HEAD_PASS_LIMIT);
+}
+
+/* Check 3: the heads really blocked stealing. */
+static void check_steal_block(void)
+{
+#ifdef PVQ_LOCK_STATS
+	unsigned long blocks = pvq_lock_event_sum(PVQ_EV_steal_block);
+
+	if (!cfg.type->has_head)
+		ksft_test_result_skip("%s: no starvation bound\n",
+				      cfg.type->name);
+	else
+		ksft_test_result(blocks > 0,
+				 "%s: the bound engaged (steal_block %lu)\n",
+				 cfg.type->name, blocks);
+#else
+	ksft_test_result_skip("%s: steal_block needs LOCK_STATS=y\n",
+			      cfg.type->name);
+#endif
+}
+
+static void print_usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-t threads] [-d ms] [-c cpus] [-b us] [-S loops] [-s loops] [-T type]\n"
+		"  -t  threads, each its own CPU (default 2 x the pinned cpus, max %d)\n"
+		"  -d  run at least this long (default %d ms; on to %d ms until %d head waits)\n"
+		"  -c  pin all threads to this many cpus, 0: no pinning (default %d)\n"
+		"  -b  starvation_bound_us (default 0; the limit of check 2 holds for 0)\n"
+		"  -S  steal_spin (default %d)\n"
+		"  -s  PV spin threshold (default %d)\n"
+		"  -T  pvqspinlock_unfair (default) or tas, for comparison\n",
+		prog, SHIM_NR_CPUS, DEFAULT_DURATION_MS, MAX_MS,
+		MIN_HEAD_WAITS, DEFAULT_PIN_CPUS, PVQ_STEAL_SPIN_DEFAULT,
+		DEFAULT_SPIN_THRESHOLD);
+	exit(KSFT_FAIL);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	unsigned int i;
+	int opt;
+
+	cfg.steal_spin = pvq_steal_spin;
+	while ((opt = getopt(argc, argv, "t:d:c:b:S:s:T:h")) != -1) {
+		switch (opt) {
+		case 't':
+			cfg.threads = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			cfg.duration_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			cfg.pin_cpus = strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			cfg.bound_us = strtol(optarg, NULL, 0);
+			break;
+		case 'S':
+			cfg.steal_spin = strtol(optarg, NULL, 0);
+			break;
+		case 's':
+			cfg.spin_threshold = strtol(optarg, NULL, 0);
+			break;
+		case 'T':
+			for (i = 0; i < ARRAY_SIZE(types); i++)
+				if (!strcmp(optarg, types[i].name))
+					cfg.type = &types[i];
+			if (strcmp(optarg, cfg.type->name))
+				print_usage(argv[0]);
+			break;
+		default:
+			print_usage(argv[0]);
+		}
+	}
+	/* The module parameters' ranges (qspinlock/locks_module.c). */
+	if (cfg.threads > SHIM_NR_CPUS || cfg.bound_us < 0 ||
+	    cfg.bound_us > 1000000 || cfg.steal_spin < 1 ||
+	    cfg.spin_threshold < 1)
+		print_usage(argv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	struct worker *workers;
+	unsigned int i, cpus;
+	u64 total = 0, elapsed_ms;
+	bool locked;
+
+	parse_args(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	ksft_set_plan(3);
+
+	cpus = setup_pinning();
+	if (!cfg.threads)
+		cfg.threads = 2 * (cpus ? cpus : 1);
+	pvq_starvation_bound_us = cfg.bound_us;
+	pvq_steal_spin = cfg.steal_spin;
+	pvq_spin_threshold = cfg.spin_threshold;
+	if (pvq_pv_select("futex") || pvq_pv_hash_init())
+		ksft_exit_fail_msg("no futex PV backend or hash table\n");
+	pvq_lock_events_reset();
+	ksft_print_msg("%s: %u threads on %u pinned cpu(s), critical section %d pause loops\n",
+		       cfg.type->name, cfg.threads, cpus, CS_LOOPS);
+	ksft_print_msg("starvation_bound_us %d, steal_spin %d, spin_threshold %d\n",
+		       cfg.bound_us, cfg.steal_spin, cfg.spin_threshold);
+
+	workers = aligned_alloc(SHIM_CACHELINE,
+				cfg.threads * sizeof(struct worker));
+	if (!workers)
+		ksft_exit_fail_msg("out of memory\n");
+	memset(workers, 0, cfg.threads * sizeof(struct worker));
+	elapsed_ms = run(workers);
+
+	for (i = 0; i < cfg.threads; i++) {
+		report_worker(&workers[i]);
+		total += workers[i].acquisitions;
+	}
+	shim_register_cpu(0);
+	locked = cfg.type->is_locked(&starve_lock);
+	shim_unregister_cpu();
+	ksft_test_result(total && total == shared.seq && !locked,
+			 "%s: %llu acquisitions in %llu ms, none lost, lock %s at the end\n",
+			 cfg.type->name, total, elapsed_ms,
+			 locked ? "HELD" : "free");
+	check_heads(workers, elapsed_ms);
+	check_steal_block();
+
+	free(workers);
+	pvq_pv_hash_exit();
+	ksft_finished();
+	return KSFT_FAIL;
+}
