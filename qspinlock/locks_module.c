@@ -95,7 +95,7 @@ EXPORT_SYMBOL_GPL(pvq_pvticket_unlock_slowpath);
 
 static char *pv_backend = "auto";
 module_param(pv_backend, charp, 0444);
-MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, none");
+MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, strict (ipi, but only a kick ends a wait), none");
 
 /* Writable at run time, so one boot can compare several thresholds. */
 PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
@@ -106,7 +106,7 @@ static int pvq_pv_init(void)
 	int err = pvq_pv_select(pv_backend);
 
 	if (err == -EINVAL)
-		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi none\n",
+		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi strict none\n",
 		       pv_backend);
 	else if (err == -ENODEV)
 		pr_err("pv_backend=%s unavailable: the hypervisor does not offer KVM PV unhalt\n",
