@@ -80,7 +80,7 @@ done
 for t in $types; do
 	n=$((n + 1))
 	log=$(sed -n "/$t-torture: FAULT INJECTION BUILD: inject_fault=stall/,/$t-torture: --- End of test/p" "$console")
-	if grep -aq "$t-torture: STALL: no lock acquired" <<<"$log" &&
+	if grep -aq "$t-torture: STALL: " <<<"$log" &&
 	   grep -aqE "$t-torture: lock 0: (lock )?word" <<<"$log" &&
 	   grep -aq "$t-torture: --- End of test: FAILURE" <<<"$log"; then
 		echo "ok $n stall detected: $t"
