@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's PV backends: kvm, ipi and none.  See pv_ops.h for the
- * contract and Documentation/pv.rst for why each one cannot lose a kick.
+ * The kernel's PV backends: kvm, ipi, strict and none.  See pv_ops.h for
+ * the contract and Documentation/pv.rst for why each one cannot lose a kick.
  */
 #include <linux/cpumask.h>
 #include <linux/errno.h>
@@ -75,6 +75,60 @@ static void pvq_ipi_kick(int cpu)
 		smp_send_reschedule(cpu);
 }
 
+/*
+ * strict: ipi, except that a wait ends only on a kick, as on a hypervisor
+ * that unhalts a vCPU only for KVM_HC_KICK_CPU.  Under ipi any interrupt
+ * (the timer tick) ends a halt and the caller re-checks its condition, so a
+ * lost kick costs only latency and goes unnoticed; here it halts its waiter
+ * for good, and the torture module's stall watchdog reports it.  A
+ * correctness tool: with a correct protocol every halted waiter is kicked.
+ *
+ * The kick is a per-CPU flag (the message) plus the reschedule IPI (the
+ * doorbell); the waiter consumes the flag before every halt, so a kick that
+ * lands before the halt, or even before the wait, is never lost.  A flag
+ * left by a kick whose waiter had already gone ends the next wait at once:
+ * a spurious return, which the contract allows.
+ */
+static DEFINE_PER_CPU(int, pvq_strict_kicked);
+
+static void pvq_strict_wait(u8 *ptr, u8 val)
+{
+	int *kicked = this_cpu_ptr(&pvq_strict_kicked);
+
+	/* As ipi: nothing could wake us, so the caller keeps spinning. */
+	if (irqs_disabled())
+		return;
+	local_irq_disable();
+	if (READ_ONCE(*ptr) == val) {
+		pvq_mark_halted(ptr);
+		/*
+		 * Full barrier (xchg): the kicker made its change visible
+		 * before it set the flag (see pvq_strict_kick()), so once we
+		 * have consumed the flag the caller's re-check sees the
+		 * change.  With interrupts off from the test to the sti of
+		 * safe_halt(), an IPI after the test still ends the hlt.
+		 */
+		while (!xchg(kicked, 0)) {
+			safe_halt();	/* any interrupt ends it: test again */
+			local_irq_disable();
+		}
+		pvq_mark_halted(NULL);
+	}
+	local_irq_enable();
+}
+
+static void pvq_strict_kick(int cpu)
+{
+	/*
+	 * Full barrier (xchg): what this kick announces (the released lock,
+	 * the hand-over) is visible before the flag, and the flag before the
+	 * IPI, so the woken waiter finds both.  Set even for an offline CPU,
+	 * which gets no IPI: a stale flag costs one spurious return.
+	 */
+	(void)xchg(per_cpu_ptr(&pvq_strict_kicked, cpu), 1);
+	pvq_ipi_kick(cpu);
+}
+
 /* none: pure spinning, to measure what the PV hooks cost by themselves. */
 static void pvq_none_wait(u8 *ptr, u8 val)
 {
@@ -119,6 +173,10 @@ static const struct pvq_pv_ops pvq_pv_ipi = {
 	.name = "ipi", .wait = pvq_ipi_wait, .kick = pvq_ipi_kick,
 };
 
+static const struct pvq_pv_ops pvq_pv_strict = {
+	.name = "strict", .wait = pvq_strict_wait, .kick = pvq_strict_kick,
+};
+
 static const struct pvq_pv_ops pvq_pv_none = {
 	.name = "none", .wait = pvq_none_wait, .kick = pvq_none_kick,
 };
@@ -157,6 +215,8 @@ int pvq_pv_select(const char *name)
 		pvq_pv = kvm ? &pvq_pv_kvm : &pvq_pv_ipi;
 	else if (!strcmp(name, "ipi"))
 		pvq_pv = &pvq_pv_ipi;
+	else if (!strcmp(name, "strict"))
+		pvq_pv = &pvq_pv_strict;
 	else if (!strcmp(name, "none"))
 		pvq_pv = &pvq_pv_none;
 	else if (!strcmp(name, "kvm"))

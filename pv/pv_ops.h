@@ -46,8 +46,9 @@ static inline void pvq_pv_kick(int cpu)
 
 /*
  * Choose the backend: "auto" (kvm when the hypervisor offers PV unhalt,
- * else ipi), "kvm", "ipi" or "none".  Returns 0, -EINVAL for an unknown
- * name, or -ENODEV when the named backend cannot work on this machine.
+ * else ipi), "kvm", "ipi", "strict" (ipi whose wait ends only on a kick)
+ * or "none".  Returns 0, -EINVAL for an unknown name, or -ENODEV when the
+ * named backend cannot work on this machine.
  */
 int pvq_pv_select(const char *name);
 

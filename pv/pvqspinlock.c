@@ -505,5 +505,6 @@ void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 	smp_store_release(&lock->locked, 0);
 	pvq_stat_inc(kick_unlock);
 	pvq_note_kick(cpu);
-	pvq_pv_kick(cpu);
+	if (!pvq_fault_drop_kick())	/* fault build: maybe not */
+		pvq_pv_kick(cpu);
 }

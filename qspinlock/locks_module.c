@@ -6,7 +6,8 @@
  * modules; this file exports their out-of-line entry points, reports the
  * build configuration at load, takes the PV parameters (pv_backend,
  * spin_threshold), and exposes the lock event counters in debugfs
- * (/sys/kernel/debug/pvq_locks/).
+ * (/sys/kernel/debug/pvq_locks/).  A TORTURE_FAULTS=y build also injects
+ * faults into the locks on request (inject_fault).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -99,7 +100,7 @@ EXPORT_SYMBOL_GPL(pvq_pvticket_unlock_slowpath);
 
 static char *pv_backend = "auto";
 module_param(pv_backend, charp, 0444);
-MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, none");
+MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, strict (ipi, but only a kick ends a wait), none");
 
 /* Writable at run time, so one boot can compare several thresholds. */
 PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
@@ -110,7 +111,7 @@ static int pvq_pv_init(void)
 	int err = pvq_pv_select(pv_backend);
 
 	if (err == -EINVAL)
-		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi none\n",
+		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi strict none\n",
 		       pv_backend);
 	else if (err == -ENODEV)
 		pr_err("pv_backend=%s unavailable: the hypervisor does not offer KVM PV unhalt\n",
@@ -127,6 +128,143 @@ static int pvq_pv_init(void)
 	return 0;
 }
 #endif
+
+#ifdef PVQ_TORTURE_FAULTS
+/*
+ * Test builds only (make TORTURE_FAULTS=y): break the lock protocol on
+ * purpose, through the hooks in the lock paths (lock_debug.h), so that
+ * qspinlock_torture's stall watchdog must report a stall.  Its rescue,
+ * pvq_diag_kick_all(), disarms the fault and undoes the damage, so that
+ * the run can end and the library be unloaded; reloading it re-arms.
+ */
+enum pvq_fault_type {
+	PVQ_FAULT_NONE,
+	PVQ_FAULT_DROP_KICK,		/* a halted waiter is never kicked */
+	PVQ_FAULT_SKIP_HANDOFF,		/* the next MCS node never becomes head */
+	PVQ_NR_FAULTS
+};
+
+/* NULL: the locks this fault breaks are not in this build. */
+static const char *const pvq_fault_names[PVQ_NR_FAULTS] = {
+	[PVQ_FAULT_NONE] = "none",
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+	[PVQ_FAULT_DROP_KICK] = "drop_kick",
+#endif
+#ifdef PVQ_QUEUE_SPINLOCK
+	[PVQ_FAULT_SKIP_HANDOFF] = "skip_handoff",
+#endif
+};
+
+/*
+ * How often: one fault stalls a lock for good, so these only set how soon
+ * a run hits the first one (well under a second at 2x overcommit on the
+ * strict backend, see Documentation/torture.rst).
+ */
+#define PVQ_FAULT_DROP_KICK_EVERY	16
+#define PVQ_FAULT_SKIP_HANDOFF_EVERY	16
+
+static char *inject_fault = "none";
+module_param(inject_fault, charp, 0444);
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; drop_kick (drop every 16th kick of a PV lock); skip_handoff (withhold every 16th MCS hand-over)");
+
+static int pvq_fault;			/* the armed fault; NONE once rescued */
+static atomic_t pvq_fault_chances;	/* kicks or hand-overs seen */
+static atomic_t pvq_fault_injected;	/* ... and broken */
+static int *pvq_fault_withheld;		/* ->locked of the withheld hand-over */
+
+/* Is @fault armed, and is this its turn? */
+static bool pvq_fault_due(int fault, int every)
+{
+	return READ_ONCE(pvq_fault) == fault &&
+	       !(atomic_inc_return_relaxed(&pvq_fault_chances) % every);
+}
+
+bool pvq_fault_drop_kick(void)
+{
+	if (!pvq_fault_due(PVQ_FAULT_DROP_KICK, PVQ_FAULT_DROP_KICK_EVERY))
+		return false;
+	atomic_inc(&pvq_fault_injected);
+	return true;
+}
+
+bool pvq_fault_skip_handoff(int *locked)
+{
+	if (!pvq_fault_due(PVQ_FAULT_SKIP_HANDOFF,
+			   PVQ_FAULT_SKIP_HANDOFF_EVERY))
+		return false;
+	/* One withheld hand-over at a time: the rescue has one slot. */
+	if (cmpxchg(&pvq_fault_withheld, NULL, locked))
+		return false;
+	/*
+	 * Full barrier (the cmpxchg): our slot entry is visible before we
+	 * look at the fault again; the rescue disarms before it empties the
+	 * slot.  So if it disarmed too early for us to see the entry, we see
+	 * the disarming and take the hand-over back, unless the rescue has
+	 * emptied the slot already: then it does the hand-over.
+	 */
+	if (READ_ONCE(pvq_fault) != PVQ_FAULT_SKIP_HANDOFF &&
+	    cmpxchg(&pvq_fault_withheld, locked, NULL) == locked)
+		return false;
+	atomic_inc(&pvq_fault_injected);
+	return true;
+}
+
+/* The stall watchdog's rescue: no more faults; hand over what was withheld. */
+static void pvq_fault_rescue(void)
+{
+	int *locked;
+
+	if (!strcmp(inject_fault, "none"))
+		return;
+	WRITE_ONCE(pvq_fault, PVQ_FAULT_NONE);
+	/* Full barrier (xchg): disarmed before we look; see above. */
+	locked = xchg(&pvq_fault_withheld, NULL);
+	if (locked) {
+		/*
+		 * Release: the successor becomes queue head.  The owner that
+		 * withheld the hand-over set the locked byte before its slot
+		 * entry, which our xchg read, so the successor sees the lock
+		 * word as the normal hand-over would have shown it.
+		 */
+		smp_store_release(locked, 1);
+	}
+	pr_alert("inject_fault=%s: %d faults injected; disarmed%s\n",
+		 inject_fault, atomic_read(&pvq_fault_injected),
+		 locked ? ", withheld hand-over done" : "");
+}
+
+static int pvq_fault_init(void)
+{
+	char valid[64] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < PVQ_NR_FAULTS; i++) {
+		if (!pvq_fault_names[i])
+			continue;
+		if (!strcmp(inject_fault, pvq_fault_names[i])) {
+			WRITE_ONCE(pvq_fault, i);
+			pr_alert("FAULT INJECTION BUILD: inject_fault=%s\n",
+				 inject_fault);
+			return 0;
+		}
+		len += scnprintf(valid + len, sizeof(valid) - len, " %s",
+				 pvq_fault_names[i]);
+	}
+	pr_err("unknown inject_fault '%s'; valid in this build:%s\n",
+	       inject_fault, valid);
+	return -EINVAL;
+}
+#else
+static void pvq_fault_rescue(void)
+{
+}
+
+static int pvq_fault_init(void)
+{
+	return 0;
+}
+#endif /* PVQ_TORTURE_FAULTS */
 
 #ifdef PVQ_PV_QSPINLOCK
 static int pvq_hash_init(void)
@@ -231,6 +369,7 @@ EXPORT_SYMBOL_GPL(pvq_diag_print_queues);
 
 void pvq_diag_kick_all(void)
 {
+	pvq_fault_rescue();	/* first: the kicks also wake its victims */
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 	int cpu;
 
@@ -325,6 +464,9 @@ static int __init pvq_locks_init(void)
 
 	pr_info("loaded, options:%s\n",
 		pvq_build_options[0] ? pvq_build_options : " (baselines only)");
+	err = pvq_fault_init();
+	if (err)
+		return err;
 	err = pvq_pv_init();
 	if (err)
 		return err;

@@ -15,7 +15,11 @@ void pvq_diag_print_qspinlock_word(const char *prefix, u32 val);
 /* Print every CPU's MCS nodes in use (and their PV state), and halted CPUs. */
 void pvq_diag_print_queues(const char *prefix);
 
-/* Kick every online CPU, to rescue waiters after a lost wakeup. */
+/*
+ * Kick every online CPU, to rescue waiters after a lost wakeup.  In a fault
+ * build (TORTURE_FAULTS=y) first disarm the injected fault and do the MCS
+ * hand-over it withheld, so that the torture run can end.
+ */
 void pvq_diag_kick_all(void);
 
 #endif /* PVQ_DIAG_H */

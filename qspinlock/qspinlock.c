@@ -164,6 +164,9 @@ static __always_inline void pvq_head_acquire(struct pvq_qspinlock *lock,
 	if (!next)
 		next = smp_cond_load_relaxed(&node->next, VAL);
 
+	/* Fault build: maybe withhold the hand-over (lock_debug.h). */
+	if (pvq_fault_skip_handoff(&next->locked))
+		return;
 	/*
 	 * Release: our locked-byte store must be visible before the successor
 	 * becomes head and starts watching the lock word; otherwise it could

@@ -132,6 +132,7 @@ struct torture_writer {
 	u32 rand;
 	u64 acquisitions;
 	u64 failures;
+	u64 waiting_since;		/* local_clock() at lock(); 0 outside */
 	struct pvq_wait_hist hist;
 };
 
@@ -252,6 +253,8 @@ static int torture_writer_fn(void *arg)
 
 		flags = torture_enter();
 		t0 = local_clock();
+		/* For the stall watchdog: a waiter that never gets the lock. */
+		WRITE_ONCE(w->waiting_since, t0);
 		if (torture_skip_lock(w)) {
 			/* Stay long enough that a lock holder is sure to overlap. */
 			t1 = t0;
@@ -259,6 +262,7 @@ static int torture_writer_fn(void *arg)
 		} else {
 			ops->lock(&slot->lock);
 			t1 = local_clock();
+			WRITE_ONCE(w->waiting_since, 0);
 			torture_critical_section(slot, w, 0);
 			torture_fault_stall(w);
 			ops->unlock(&slot->lock);
@@ -388,18 +392,18 @@ out:
 }
 
 /*
- * The stall report: what every lock and queue looks like, which CPUs are
- * halted.  Then a kick to every CPU, so that waiters that lost a wakeup
- * can still leave and the run can end.  Runs in hard interrupt context (an
- * hrtimer): with the lock deadlocked every CPU may spin with preemption
- * off, so no thread, not even ksoftirqd, could report anything.
+ * The stall report, after the caller's "STALL:" line: what every lock and
+ * queue looks like, which CPUs are halted.  Then a kick to every CPU, so
+ * that waiters that lost a wakeup can still leave and the run can end.
+ * Runs in hard interrupt context (an hrtimer): with the lock deadlocked
+ * every CPU may spin with preemption off, so no thread, not even
+ * ksoftirqd, could report anything.
  */
-static void torture_report_stall(int secs)
+static void torture_report_stall(void)
 {
 	char prefix[48];
 	int i;
 
-	torture_alert("STALL: no lock acquired for %d s\n", secs);
 	for (i = 0; i < nlocks; i++) {
 		u32 word = ops->word(&slots[i].lock);
 
@@ -422,10 +426,36 @@ static bool stall_armed;
 static u64 stall_last_total;
 static int stall_idle_secs;
 
-/* Once a second: has any lock been taken since the last look? */
+/*
+ * The writer that has waited longest in its current lock() call, if that
+ * is @secs or more: others may go on taking the lock (stealing it past a
+ * queue whose head lost its wakeup, say), so no stall shows in the total.
+ */
+static int torture_starved_writer(int secs, u64 *waited)
+{
+	u64 now = local_clock(), since;
+	int i, who = -1;
+
+	*waited = 0;
+	for (i = 0; i < nwriters; i++) {
+		since = READ_ONCE(writers[i].waiting_since);
+		if (since && now > since && now - since > *waited) {
+			*waited = now - since;
+			who = i;
+		}
+	}
+	return *waited >= (u64)secs * NSEC_PER_SEC ? who : -1;
+}
+
+/*
+ * Once a second: has any lock been taken since the last look, and has no
+ * writer waited stall_secs for its lock?
+ */
 static enum hrtimer_restart torture_stall_check(struct hrtimer *timer)
 {
 	struct torture_totals t;
+	u64 waited;
+	int who;
 
 	if (READ_ONCE(run_ended))
 		return HRTIMER_NORESTART;
@@ -434,8 +464,17 @@ static enum hrtimer_restart torture_stall_check(struct hrtimer *timer)
 		stall_last_total = t.total;
 		stall_idle_secs = 0;
 	} else if (++stall_idle_secs >= stall_secs) {
-		torture_report_stall(stall_idle_secs);
+		torture_alert("STALL: no lock acquired for %d s\n",
+			      stall_idle_secs);
+		torture_report_stall();
 		return HRTIMER_NORESTART;	/* the control thread ends the run */
+	}
+	who = torture_starved_writer(stall_secs, &waited);
+	if (who >= 0) {
+		torture_alert("STALL: writer %d waiting for its lock for %llu ms\n",
+			      who, div_u64(waited, NSEC_PER_MSEC));
+		torture_report_stall();
+		return HRTIMER_NORESTART;
 	}
 	hrtimer_forward_now(timer, ktime_set(1, 0));
 	return HRTIMER_RESTART;
@@ -458,12 +497,8 @@ static void torture_stall_stop(void)
 	stall_armed = false;
 }
 
-/*
- * Wait up to @secs for the writers to leave their loops.  After a stall
- * some may never do (a deadlocked lock): then they cannot be stopped, and
- * the module pins itself so that it is never unloaded under them.
- */
-static bool torture_writers_quiesce(int secs)
+/* Wait up to @secs for the writers to leave their loops. */
+static bool torture_writers_wait(int secs)
 {
 	int waited;
 
@@ -471,6 +506,29 @@ static bool torture_writers_quiesce(int secs)
 		if (!atomic_read(&writers_running))
 			return true;
 		schedule_timeout_interruptible(HZ / 10);
+	}
+	return false;
+}
+
+/*
+ * Wait for the writers to leave their loops.  Writers still in the lock
+ * well after the end have lost their wakeup (or the lock is deadlocked)
+ * in the last stall_secs of the run, where the watchdog could not see it:
+ * that is a stall too, reported, rescued and counted as one (unless
+ * stall_secs=0 turned stall detection off).  Writers that still cannot
+ * leave cannot be stopped, and the module pins itself so that it is never
+ * unloaded under them.
+ */
+static bool torture_writers_quiesce(int secs)
+{
+	if (torture_writers_wait(secs))
+		return true;
+	if (stall_secs && !READ_ONCE(run_stalled)) {
+		torture_alert("STALL: %d writers still in the lock %d s after the end\n",
+			      atomic_read(&writers_running), secs);
+		torture_report_stall();
+		if (torture_writers_wait(secs))
+			return true;
 	}
 	torture_alert("%d writers stuck in the lock: cannot stop them; the module stays loaded\n",
 		      atomic_read(&writers_running));

@@ -8,6 +8,20 @@
 #    lost updates) instead of SUCCESS;
 #  - inject_fault=stall makes one writer keep the lock: the stall watchdog
 #    must report STALL with the lock word, and FAILURE, within stall_secs.
+# and the lock library's own faults (pvq_locks.ko inject_fault=, reloaded
+# for each run by lib_fault_runs.sh in the same guest), on the strict PV
+# backend, where only a kick ends a halt:
+#  - drop_kick (every 16th kick of a PV lock is dropped), for pvqspinlock,
+#    pvqspinlock_unfair and pvticket, and skip_handoff (every 16th MCS
+#    hand-over is withheld), for the queued types: the watchdog must report
+#    STALL and FAILURE, its rescue must undo the fault (the library says how
+#    many it injected) and the module must unload; once more for drop_kick
+#    on pvqspinlock with a run that ends before the watchdog could fire: the
+#    writers left in the lock after the end must be reported the same way;
+#  - control: the same strict backend and fault build without a fault must
+#    report SUCCESS for each PV type, with halts and kicks: the real
+#    protocol loses no wakeup;
+#  - inject_fault=bogus must be refused.
 #
 # Host side: boots one guest at 2x overcommit and prints TAP.
 
@@ -51,16 +65,158 @@ for t in $types; do
 	runs+=(--run "torture_type=$t runtime_secs=60 stall_secs=$stall_secs stat_interval=0 inject_fault=stall")
 done
 
+# The library's faults: one line "LIB PARAMS|TORTURE PARAMS" per run, in
+# the order lib_fault_runs.sh numbers them; lib_runs[i] says what run i+1
+# must show ("fault FAULT TYPE [end]", "control TYPE" or "refused").
+has_type() {
+	[[ " $types " == *" $1 "* ]]
+}
+lib_lines=
+lib_runs=()
+# A small threshold: thousands of halts and kicks per second at 2x.
+strict="pv_backend=strict spin_threshold=64"
+# Long enough for the fault to strike (well under a second) and the
+# watchdog to see it; a run that gets to the end has missed it.  Waits of
+# a healthy run stay under 0.5 s, so 2 s is safe and saves time.
+fault_secs=20
+lib_stall_secs=2
+add_lib_run() {
+	lib_lines+="$1|$2"$'\n'
+	lib_runs+=("$3")
+}
+for fault in drop_kick skip_handoff; do
+	case $fault in
+	drop_kick) ftypes="pvqspinlock pvqspinlock_unfair pvticket" ;;
+	skip_handoff) ftypes="qspinlock pvqspinlock pvqspinlock_unfair" ;;
+	esac
+	for t in $ftypes; do
+		has_type "$t" || continue
+		add_lib_run "$strict inject_fault=$fault" \
+			"torture_type=$t runtime_secs=$fault_secs stall_secs=$lib_stall_secs stat_interval=0" \
+			"fault $fault $t"
+	done
+done
+# The run ends (after $secs s) long before stall_secs (30): the writers that
+# stealers left behind in the queue are caught at the end.
+if has_type pvqspinlock; then
+	add_lib_run "$strict inject_fault=drop_kick" \
+		"torture_type=pvqspinlock runtime_secs=$secs stat_interval=0" \
+		"fault drop_kick pvqspinlock end"
+fi
+for t in pvqspinlock pvqspinlock_unfair pvticket; do
+	has_type "$t" || continue
+	add_lib_run "$strict inject_fault=none" \
+		"torture_type=$t runtime_secs=$secs stat_interval=0" "control $t"
+done
+add_lib_run "inject_fault=bogus" "" refused
+lib_timeout=0
+for r in "${lib_runs[@]}"; do
+	case $r in
+	fault*) lib_timeout=$((lib_timeout + fault_secs + 30)) ;;
+	*) lib_timeout=$((lib_timeout + secs + 15)) ;;
+	esac
+done
+
 # vmrun must fail here (the runs report FAILURE); what matters is each verdict.
 "$ROOT/tools/vmrun" --modules "$modules" --vcpus "$vcpus" --host-cpus "$host_cpus" \
-	--timeout $((120 + ${#runs[@]} / 2 * (secs + stall_secs + 30))) --quiet \
-	--outdir "$outdir" --console "$console" "${runs[@]}"
+	--timeout $((120 + ${#runs[@]} / 2 * (secs + stall_secs + 30) + lib_timeout)) \
+	--quiet --outdir "$outdir" --console "$console" "${runs[@]}" \
+	--guest-script "$ROOT/selftests/vm/lib_fault_runs.sh" \
+	--guest-env "FAULT_RUNS=$lib_lines"
 vmrun_rc=$?
+
+# The console of library run $1, timestamps and CRs removed.
+lib_run_log() {
+	tr -d '\r' <"$console" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' |
+		sed -n "/^fault-run $1 start:/,/^fault-run $1 done/p"
+}
+
+# Value of key $2 on the summary line in $1 ("" if absent).
+summary_kv() {
+	grep -a -- "-torture: summary:" <<<"$1" | tail -n 1 |
+		grep -oE "(^| )$2=[^ ]*" | head -n 1 | sed 's/.*=//'
+}
+
+# Sum of the summary counters $2... in log $1 (0 for absent ones).
+summary_sum() {
+	local log=$1 sum=0 k v
+	shift
+	for k in "$@"; do
+		v=$(summary_kv "$log" "$k")
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+
+# Check library run $1 ($2: what it must show); prints "ok"-line text, or
+# "FAIL reason".
+check_lib_run() {
+	local i=$1 what=$2 log kind fault t how halts kicks
+	log=$(lib_run_log "$i")
+	read -r kind fault t how <<<"$what"
+	[ "$kind" = control ] && t=$fault
+	if [ -z "$log" ] || ! grep -q "^fault-run $i done" <<<"$log"; then
+		echo "FAIL run $i did not finish"
+		return
+	fi
+	case $kind in
+	refused)
+		if grep -q "^fault-run $i lib status 0$" <<<"$log"; then
+			echo "FAIL insmod pvq_locks inject_fault=bogus succeeded"
+		elif ! grep -q "unknown inject_fault 'bogus'; valid in this build: none" <<<"$log"; then
+			echo "FAIL no message naming the valid values"
+		else
+			echo "refused with -EINVAL and the valid values"
+		fi
+		return
+		;;
+	esac
+	if ! grep -q "^fault-run $i lib status 0$" <<<"$log"; then
+		echo "FAIL pvq_locks did not load"
+	elif [ "$kind" = fault ]; then
+		if [ "$how" = end ] &&
+		   ! grep -q "^$t-torture: STALL: .* after the end" <<<"$log"; then
+			echo "FAIL no STALL report after the end of the run"
+		elif ! grep -q "^$t-torture: STALL: " <<<"$log"; then
+			echo "FAIL no STALL report"
+		elif ! grep -q -- "^$t-torture: --- End of test: FAILURE" <<<"$log"; then
+			echo "FAIL no FAILURE verdict"
+		elif ! grep -qE "^pvq_locks: inject_fault=$fault: [1-9][0-9]* faults injected" <<<"$log"; then
+			echo "FAIL the library injected no fault (or no rescue)"
+		elif ! grep -q "^fault-run $i rmmod status 0$" <<<"$log"; then
+			echo "FAIL the rescue did not free the writers (rmmod failed)"
+		else
+			echo "run of $(summary_kv "$log" msecs) ms, $(grep -m 1 "^$t-torture: STALL: " <<<"$log" | sed 's/.*-torture: //')"
+		fi
+		return
+	fi
+	# control
+	case $t in
+	pvticket) halts=$(summary_sum "$log" taken_slow)
+		kicks=$(summary_sum "$log" released_slow_kicked) ;;
+	*) halts=$(summary_sum "$log" wait_node wait_head wait_again)
+		kicks=$(summary_sum "$log" kick_unlock) ;;
+	esac
+	if grep -q "^$t-torture: STALL: " <<<"$log"; then
+		echo "FAIL lost wakeup: $(grep -m 1 "^$t-torture: STALL: " <<<"$log")"
+	elif grep -aqE 'WARNING:|BUG:|Oops|soft lockup|rcu: INFO' <<<"$log"; then
+		echo "FAIL kernel: $(grep -aE -m 1 'WARNING:|BUG:|Oops|soft lockup|rcu: INFO' <<<"$log")"
+	elif ! grep -q -- "^$t-torture: --- End of test: SUCCESS" <<<"$log" ||
+	     [ "$(summary_kv "$log" result)" != SUCCESS ]; then
+		echo "FAIL no SUCCESS verdict"
+	elif ! grep -q "^fault-run $i rmmod status 0$" <<<"$log"; then
+		echo "FAIL rmmod failed (writers stuck?)"
+	elif [ "$halts" -eq 0 ] || [ "$kicks" -eq 0 ]; then
+		echo "FAIL nothing halted or kicked (halts=$halts kicks=$kicks)"
+	else
+		echo "SUCCESS, halts=$halts kicks=$kicks spurious=$(summary_kv "$log" spurious)"
+	fi
+}
 
 echo "TAP version 13"
 n=0
 set -- $types
-echo "1..$((2 * $# + 1))"
+echo "1..$((2 * $# + 1 + ${#lib_runs[@]}))"
 fail=0
 for t in $types; do
 	n=$((n + 1))
@@ -80,13 +236,30 @@ done
 for t in $types; do
 	n=$((n + 1))
 	log=$(sed -n "/$t-torture: FAULT INJECTION BUILD: inject_fault=stall/,/$t-torture: --- End of test/p" "$console")
-	if grep -aq "$t-torture: STALL: no lock acquired" <<<"$log" &&
+	if grep -aq "$t-torture: STALL: " <<<"$log" &&
 	   grep -aqE "$t-torture: lock 0: (lock )?word" <<<"$log" &&
 	   grep -aq "$t-torture: --- End of test: FAILURE" <<<"$log"; then
 		echo "ok $n stall detected: $t"
 	else
 		echo "not ok $n stall detected: $t # no STALL report with lock word and FAILURE"
 		fail=1
+	fi
+done
+for i in "${!lib_runs[@]}"; do
+	n=$((n + 1))
+	what=${lib_runs[i]}
+	case $what in
+	*end) name="lib fault ${what#fault } of run detected (pv_backend=strict)" ;;
+	fault*) name="lib fault ${what#fault } detected (pv_backend=strict)" ;;
+	control*) name="lib strict control ${what#control }: no lost wakeup" ;;
+	refused) name="lib refuses inject_fault=bogus" ;;
+	esac
+	res=$(check_lib_run $((i + 1)) "$what")
+	if [[ $res == FAIL* ]]; then
+		echo "not ok $n $name # ${res#FAIL }"
+		fail=1
+	else
+		echo "ok $n $name: $res"
 	fi
 done
 n=$((n + 1))

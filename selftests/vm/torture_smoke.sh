@@ -11,7 +11,9 @@
 #           ("???": a thread did more than twice the acquisitions of another)
 #   PV_TESTS 1: also the paravirtual checks (when pvticket/pvqspinlock are
 #           among TYPES): irq-disabled use, non-zero halt/kick counters,
-#           pv_backend=none, refused backends and thresholds
+#           pv_backend=none, every PV type on pv_backend=strict (no lost
+#           wakeup), refused backends and thresholds, and no inject_fault
+#           in this (non-fault) build
 #   HOTPLUG_TESTS 1: also one run per type with CPU hotplug (onoff_interval)
 #           and the refused hotplug parameters
 # Exit status: 0 if every test passed, 1 otherwise.
@@ -280,13 +282,77 @@ has_type() {
 	return 1
 }
 
+# The PV types, each run on the strict backend by pv_strict_tests().
+PV_STRICT_TYPES="pvqspinlock pvqspinlock_unfair pvticket"
+
 # How many tests pv_tests() runs, for the plan.
 pv_test_count() {
 	n=0
 	has_type pvqspinlock && n=$((n + 5))
 	has_type pvticket && n=$((n + 5))
-	[ "$n" -gt 0 ] && n=$((n + 4))
-	echo "$n"
+	[ "$n" -gt 0 ] || { echo 0; return; }
+	n=$((n + 4))
+	# pv_strict_tests(): load, two per type, inject_fault compiled out.
+	for t in $PV_STRICT_TYPES; do
+		has_type "$t" && n=$((n + 2))
+	done
+	echo $((n + 2))
+}
+
+# One run of PV type $1 on the strict backend: must succeed (a lost wakeup
+# halts its waiter for good: the run ends with a STALL, or with writers
+# stuck in the lock, and FAILURE), and must really have halted and kicked.
+test_pv_strict() {
+	t=$1
+	case $t in
+	pvticket) halts="taken_slow" kicks=released_slow_kicked ;;
+	*) halts="wait_node wait_head" kicks=kick_unlock ;;
+	esac
+	cname="pv_backend=strict $t: $halts and $kicks non-zero"
+	TEST_NOTE=" (pv_backend=strict)"
+	test_type "$t"
+	TEST_NOTE=
+	summary=$(last_line "-torture: summary:")
+	h=0
+	for e in $halts; do
+		v=$(kv "$summary" "$e")
+		is_uint "$v" && h=$((h + v))
+	done
+	k=$(kv "$summary" "$kicks")
+	if ! is_uint "$k" || [ "$h" -eq 0 ] || [ "$k" -eq 0 ]; then
+		not_ok "$cname" "halts ($halts)=$h $kicks=$k"
+	else
+		ok "$cname"
+		diag "$t strict: halts=$h $kicks=$k spurious=$(kv "$summary" spurious)"
+	fi
+}
+
+# The strict backend: only a kick ends a halt (no tick does), so every
+# wakeup the protocol loses shows.  A small threshold makes thousands of
+# halts a second.  Then: this build must not know inject_fault (only a
+# TORTURE_FAULTS=y build does; the kernel ignores unknown parameters).
+pv_strict_tests() {
+	if reload_lib pv_backend=strict spin_threshold=64 &&
+	   grep -q "pv backend strict" "$LOG"; then
+		ok "pv_backend=strict loads"
+	else
+		not_ok "pv_backend=strict loads" "insmod status $rc or no message"
+	fi
+	for t in $PV_STRICT_TYPES; do
+		has_type "$t" && test_pv_strict "$t"
+	done
+
+	name="no inject_fault in a non-fault build"
+	if ! reload_lib inject_fault=drop_kick; then
+		not_ok "$name" "insmod pvq_locks inject_fault=drop_kick failed ($rc)"
+	elif grep -q "FAULT INJECTION" "$LOG" ||
+	     [ -e /sys/module/pvq_locks/parameters/inject_fault ]; then
+		not_ok "$name" "the library takes inject_fault"
+	elif ! grep -q "unknown parameter 'inject_fault' ignored" "$LOG"; then
+		not_ok "$name" "no 'unknown parameter' message"
+	else
+		ok "$name"
+	fi
 }
 
 pv_tests() {
@@ -320,6 +386,7 @@ pv_tests() {
 	# Under TCG there is no KVM PV unhalt: refused as unavailable.
 	expect_lib_refused "unavailable" "refuse pv_backend=kvm without KVM" 		pv_backend=kvm
 	expect_lib_refused "spin_threshold" "refuse spin_threshold=0" 		spin_threshold=0
+	pv_strict_tests
 	reload_lib
 }
 
