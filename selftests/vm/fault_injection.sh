@@ -7,7 +7,10 @@
 #    the lock: each torture type must report FAILURE (exclusion failures or
 #    lost updates) instead of SUCCESS;
 #  - inject_fault=stall makes one writer keep the lock: the stall watchdog
-#    must report STALL with the lock word, and FAILURE, within stall_secs.
+#    must report STALL with the lock word, and FAILURE, within stall_secs;
+#  - inject_fault=irq_exclusion lets every 16th interrupt-context section
+#    run without its lock (the writers keep theirs): the checks of the
+#    interrupt-context sections must report FAILURE (one type suffices).
 #
 # Host side: boots one guest at 2x overcommit and prints TAP.
 
@@ -50,6 +53,8 @@ done
 for t in $types; do
 	runs+=(--run "torture_type=$t runtime_secs=60 stall_secs=$stall_secs stat_interval=0 inject_fault=stall")
 done
+irq_type=${types%% *}
+runs+=(--run "torture_type=$irq_type runtime_secs=$secs stat_interval=0 irq_mode=hardirq inject_fault=irq_exclusion")
 
 # vmrun must fail here (the runs report FAILURE); what matters is each verdict.
 "$ROOT/tools/vmrun" --modules "$modules" --vcpus "$vcpus" --host-cpus "$host_cpus" \
@@ -60,7 +65,7 @@ vmrun_rc=$?
 echo "TAP version 13"
 n=0
 set -- $types
-echo "1..$((2 * $# + 1))"
+echo "1..$((2 * $# + 2))"
 fail=0
 for t in $types; do
 	n=$((n + 1))
@@ -89,6 +94,19 @@ for t in $types; do
 		fail=1
 	fi
 done
+# The last run: only interrupt-context sections skip their lock.
+n=$((n + 1))
+log=$(sed -n "/$irq_type-torture: FAULT INJECTION BUILD: inject_fault=irq_exclusion/,/$irq_type-torture: --- End of test/p" "$console")
+summary=$(grep -a "$irq_type-torture: summary:" <<<"$log" | head -n 1)
+if grep -aq "$irq_type-torture: --- End of test: FAILURE" <<<"$log" &&
+   [[ $summary =~ result=FAILURE ]] && ! [[ $summary =~ fail=0\ lost=0 ]] &&
+   ! [[ $summary =~ hardirq_acq=0 ]]; then
+	counts=$(grep -oE 'fail=[0-9]+ lost=[0-9]+' <<<"$summary")
+	echo "ok $n fault irq_exclusion detected: $irq_type ($counts)"
+else
+	echo "not ok $n fault irq_exclusion detected: $irq_type # no FAILURE report"
+	fail=1
+fi
 n=$((n + 1))
 if [ "$vmrun_rc" -ne 0 ] && [ "$vmrun_rc" -ne 124 ]; then
 	echo "ok $n vmrun reports the failure (exit $vmrun_rc)"

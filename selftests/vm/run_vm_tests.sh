@@ -21,6 +21,9 @@ SECS=3
 VCPUS_LIST="2 4"
 # The VM that also runs the paravirtual checks (2x overcommit).
 PV_VCPUS=4
+# The VM that also runs the hardened runs (interrupt-context locks, nested
+# writer locks): one VM is enough, the overcommitted one.
+HARDENED_VCPUS=4
 # Up to this many vCPUs, the unfair lock must not be flagged unfair ("???").
 # Beyond it (4x on 2 host CPUs) the host's uneven sharing of CPU time among
 # vCPUs skews per-thread counts for every lock type, so it is only reported.
@@ -46,6 +49,9 @@ Options:
   --vcpus-list "N M"  vCPU counts, one VM each (default: "$VCPUS_LIST")
   --pv-vcpus N        the VM with N vCPUs also runs the PV checks
                       (default: $PV_VCPUS; 0: none)
+  --hardened-vcpus N  the VM with N vCPUs also runs the hardened runs
+                      (irq_mode=mixed nested_locks=2; default:
+                      $HARDENED_VCPUS; 0: none)
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
   --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
@@ -76,7 +82,7 @@ parse_args() {
 		case $opt in
 		-h | --help) usage; exit 0 ;;
 		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
-			--timeout | --pv-vcpus) ;;
+			--timeout | --pv-vcpus | --hardened-vcpus) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -87,6 +93,9 @@ parse_args() {
 		--vcpus-list) VCPUS_LIST=$1 ;;
 		--pv-vcpus) [[ $1 =~ ^[0-9]+$ ]] || usage_error "--pv-vcpus: '$1' is not a number"
 			PV_VCPUS=$((10#$1)) ;;
+		--hardened-vcpus) [[ $1 =~ ^[0-9]+$ ]] ||
+				usage_error "--hardened-vcpus: '$1' is not a number"
+			HARDENED_VCPUS=$((10#$1)) ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
 		--timeout) is_posint "$1" || usage_error "--timeout: '$1' is not a positive number"
@@ -102,6 +111,17 @@ parse_args() {
 	done
 }
 
+# Timed runs the hardened set adds to the VM with $1 vCPUs: one per type
+# (interrupt sections make a run overshoot its runtime a little), plus the
+# refused parameters.
+hardened_runs() {
+	if (($1 == HARDENED_VCPUS)); then
+		echo $(($(wc -w <<<"$TYPES") + 3))
+	else
+		echo 0
+	fi
+}
+
 # Generous: a TCG boot takes ~10 s (more when overcommitted), each test its
 # runtime plus insmod/rmmod and log checks, and slack for a slow host.
 vm_timeout() {
@@ -111,7 +131,7 @@ vm_timeout() {
 		return
 	fi
 	# The PV checks add up to 14 runs.
-	ntests=$(($(wc -w <<<"$TYPES") + 2 + 14))
+	ntests=$(($(wc -w <<<"$TYPES") + 2 + 14 + $(hardened_runs "$1")))
 	echo $((15 + ntests * (SECS + 10) + 60))
 }
 
@@ -134,13 +154,14 @@ run_vm() {
 	local console tap ok notok plan p problems=()
 	mkdir -p "$dir"
 	console=$dir/console.log
-	timeout=$(vm_timeout)
+	timeout=$(vm_timeout "$vcpus")
 	echo "$tag booting: timeout ${timeout} s, console $console"
 	"$VMRUN" --quiet --vcpus "$vcpus" ${HOST_CPUS:+--host-cpus "$HOST_CPUS"} \
 		"${VMRUN_EXTRA[@]}" --outdir "$dir" --console "$console" \
 		--timeout "$timeout" --guest-script "$GUEST_SCRIPT" \
 		--guest-env "TYPES=$TYPES" --guest-env "SECS=$SECS" \
 		--guest-env "PV_TESTS=$((vcpus == PV_VCPUS))" \
+		--guest-env "HARDENED_TESTS=$((vcpus == HARDENED_VCPUS))" \
 		--guest-env "FAIRNESS_TYPES=$(fairness_types "$vcpus")" \
 		>"$dir/vmrun.log" 2>&1 || rc=$?
 
