@@ -155,7 +155,16 @@ int torture_irq_parse(const char *name)
 
 const char *torture_irq_mode_names(void)
 {
-	return "none hardirq softirq mixed";
+	static char names[64];
+	size_t len = 0;
+	int i;
+
+	if (names[0])
+		return names;
+	for (i = 0; i < ARRAY_SIZE(torture_irq_names); i++)
+		len += scnprintf(names + len, sizeof(names) - len, "%s%s",
+				 i ? " " : "", torture_irq_names[i]);
+	return names;
 }
 
 static bool torture_irq_has(enum torture_irq_ctx ctx)
