@@ -5,6 +5,7 @@
  */
 #include <linux/cpumask.h>
 #include <linux/errno.h>
+#include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/kvm_para.h>
 #include <linux/preempt.h>
@@ -71,6 +72,16 @@ static bool pvq_kick_target_online(int cpu)
 
 static void pvq_ipi_kick(int cpu)
 {
+	/*
+	 * Not from NMI context: an xAPIC IPI is two register writes (ICR2,
+	 * then ICR), so an IPI sent from an NMI that interrupted another
+	 * sender between them would redirect that sender's IPI.  Nothing is
+	 * lost: a lock released in NMI context is taken in NMI context only
+	 * (an NMI can interrupt any other holder on its CPU), and its waiters
+	 * never halt, since wait() above does not with interrupts off.
+	 */
+	if (in_nmi())
+		return;
 	if (pvq_kick_target_online(cpu))
 		smp_send_reschedule(cpu);
 }

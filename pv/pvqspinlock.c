@@ -79,9 +79,9 @@ static void pvq_note_wake(bool woken)
 #endif
 
 /*
- * Every queue head hashes at most one lock, so at most nr_cpu_ids entries
- * are ever in use: four times that many slots can never fill up, and keep
- * probe sequences short.
+ * Every queue head hashes at most one lock, and a CPU has at most one queue
+ * head per nesting context (PVQ_MAX_NODES): 4 x nr_cpu_ids slots can never
+ * overflow.  Nested heads are rare, so probe sequences stay short.
  */
 int pvq_pv_hash_init(void)
 {

@@ -35,6 +35,22 @@ struct torture_lock_ops {
 	bool queued;
 };
 
+/* One lock under test, on its own cache line with its checking state. */
+struct torture_slot {
+	union torture_lock lock;
+	int holder;			/* id of the context inside, -1 when free */
+	unsigned long count;		/* plain counter: lost updates show */
+} ____cacheline_aligned_in_smp;
+
+/* Work that the compiler cannot remove, of roughly constant cost per loop. */
+static inline void torture_work(int loops)
+{
+	int i;
+
+	for (i = 0; i < loops; i++)
+		barrier();
+}
+
 const struct torture_lock_ops *torture_find_ops(const char *name);
 /* Space-separated names of every built type, for messages. */
 const char *torture_type_names(void);

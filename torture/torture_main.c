@@ -8,6 +8,7 @@
  * that existing torture tooling can parse it, plus one key=value summary
  * line.  See Documentation/torture.rst for parameters and output.
  */
+#include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -25,6 +26,7 @@
 
 #include "torture.h"
 #include "torture_hotplug.h"
+#include "torture_irq.h"
 #include "torture_stats.h"
 #include "lock_stats.h"
 #include "pvq_diag.h"
@@ -39,6 +41,7 @@
 #define TORTURE_MAX_LOCKS	64
 #define TORTURE_MAX_LOOPS	1000000
 #define TORTURE_MAX_SECS	86400
+#define TORTURE_MAX_NESTED	8
 /* Room for " name=value" of every lock event (and hotplug counts). */
 #define TORTURE_EVENTS_LEN	768
 
@@ -104,6 +107,15 @@ static int stall_secs = 30;
 module_param(stall_secs, int, 0444);
 MODULE_PARM_DESC(stall_secs, "Report a stall (and FAILURE) when no lock is taken for this long (0: never)");
 
+static char *irq_mode = "none";
+module_param(irq_mode, charp, 0444);
+MODULE_PARM_DESC(irq_mode, "Also take locks from interrupt context: none, hardirq, softirq, mixed (softirq + hardirq + NMI)");
+static int irq_mode_val;
+
+static int nested_locks;
+module_param(nested_locks, int, 0444);
+MODULE_PARM_DESC(nested_locks, "Each acquisition takes 1 to this many distinct locks, in ascending order (0..8, at most nlocks; 0: one lock)");
+
 static int verbose;
 module_param(verbose, int, 0444);
 MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
@@ -115,22 +127,16 @@ MODULE_PARM_DESC(verbose, "1: per-thread counts in the final report");
  */
 static char *inject_fault = "none";
 module_param(inject_fault, charp, 0444);
-MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; exclusion (enter every 64th critical section without the lock, for 500us); stall (writer 0 keeps the lock until the stall watchdog fires)");
-static bool fault_exclusion, fault_stall;
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; exclusion (enter every 64th critical section without the lock, for 500us); irq_exclusion (the same in every 16th interrupt-context section, for 100us); stall (writer 0 keeps the lock until the stall watchdog fires)");
+static bool fault_exclusion, fault_irq_exclusion, fault_stall;
 #endif
-
-/* One lock under test, on its own cache line with its checking state. */
-struct torture_slot {
-	union torture_lock lock;
-	int holder;			/* writer id inside, -1 when free */
-	unsigned long count;		/* plain counter: lost updates show */
-} ____cacheline_aligned_in_smp;
 
 struct torture_writer {
 	struct task_struct *task;
 	int id;
 	u32 rand;
 	u64 acquisitions;
+	u64 locks_taken;		/* >= acquisitions with nested_locks */
 	u64 failures;
 	u64 waiting_since;		/* local_clock() at lock(); 0 outside */
 	struct pvq_wait_hist hist;
@@ -148,15 +154,6 @@ static atomic_t writers_running;	/* writers still in their loop */
 static bool report_printed;
 static u64 run_start_ns, run_end_ns;
 
-/* Work that the compiler cannot remove, of roughly constant cost per loop. */
-static void torture_work(int loops)
-{
-	int i;
-
-	for (i = 0; i < loops; i++)
-		barrier();
-}
-
 /* xorshift32: cheap per-thread randomness for lock choice and long holds. */
 static u32 torture_random(struct torture_writer *w)
 {
@@ -169,21 +166,59 @@ static u32 torture_random(struct torture_writer *w)
 	return x;
 }
 
+/* The locks of one acquisition, in ascending index order. */
+struct torture_lockset {
+	int n;
+	struct torture_slot *slot[TORTURE_MAX_NESTED];
+};
+
 /*
- * The critical section: nobody else may be inside, and the counter update
- * is a plain read-modify-write spread over the section, so any overlap of
- * two holders shows up as an exclusion failure or a lost update.
+ * One lock at random; with nested_locks, 1 to nested_locks distinct ones.
+ * Taken in ascending index order, one global order for every writer, so
+ * that no two writers can each hold a lock the other waits for.
  */
-static void torture_critical_section(struct torture_slot *slot,
+static void torture_pick_locks(struct torture_writer *w,
+			       struct torture_lockset *set)
+{
+	u64 mask = 0;
+	int want, i;
+
+	if (nested_locks <= 1) {
+		set->n = 1;
+		set->slot[0] = &slots[nlocks > 1 ? torture_random(w) % nlocks : 0];
+		return;
+	}
+	/* want <= nested_locks <= nlocks, so this ends. */
+	want = 1 + torture_random(w) % nested_locks;
+	while (hweight64(mask) < want)
+		mask |= BIT_ULL(torture_random(w) % nlocks);
+	set->n = 0;
+	for (i = 0; i < nlocks; i++)
+		if (mask & BIT_ULL(i))
+			set->slot[set->n++] = &slots[i];
+}
+
+/*
+ * The critical section: nobody else may be inside any of our locks, and
+ * each counter update is a plain read-modify-write spread over the
+ * section, so any overlap of two holders shows up as an exclusion failure
+ * or a lost update.
+ */
+static void torture_critical_section(struct torture_lockset *set,
 				     struct torture_writer *w,
 				     unsigned int extra_us)
 {
-	unsigned long count;
+	unsigned long count[TORTURE_MAX_NESTED];
+	struct torture_slot *slot;
+	int i;
 
-	if (READ_ONCE(slot->holder) != -1)
-		w->failures++;
-	WRITE_ONCE(slot->holder, w->id);
-	count = READ_ONCE(slot->count);
+	for (i = 0; i < set->n; i++) {
+		slot = set->slot[i];
+		if (READ_ONCE(slot->holder) != -1)
+			w->failures++;
+		WRITE_ONCE(slot->holder, w->id);
+		count[i] = READ_ONCE(slot->count);
+	}
 
 	torture_work(cs_loops);
 	if (extra_us)
@@ -191,10 +226,13 @@ static void torture_critical_section(struct torture_slot *slot,
 	if (long_hold && !(torture_random(w) % (2000U * nwriters)))
 		mdelay(long_hold);
 
-	if (READ_ONCE(slot->holder) != w->id)
-		w->failures++;
-	WRITE_ONCE(slot->count, count + 1);
-	WRITE_ONCE(slot->holder, -1);
+	for (i = 0; i < set->n; i++) {
+		slot = set->slot[i];
+		if (READ_ONCE(slot->holder) != w->id)
+			w->failures++;
+		WRITE_ONCE(slot->count, count[i] + 1);
+		WRITE_ONCE(slot->holder, -1);
+	}
 }
 
 /* Fault injection: should this acquisition skip the lock? */
@@ -231,6 +269,16 @@ static void torture_exit_section(unsigned long flags)
 		preempt_enable();
 }
 
+/* Fault injection: break the interrupt-context sections too? */
+static bool torture_irq_fault(void)
+{
+#ifdef PVQ_TORTURE_FAULTS
+	return fault_irq_exclusion;
+#else
+	return false;
+#endif
+}
+
 /* Fault injection: hold the lock until the stall watchdog notices. */
 static void torture_fault_stall(struct torture_writer *w)
 {
@@ -244,12 +292,13 @@ static void torture_fault_stall(struct torture_writer *w)
 static int torture_writer_fn(void *arg)
 {
 	struct torture_writer *w = arg;
-	struct torture_slot *slot;
+	struct torture_lockset set;
 	unsigned long flags;
 	u64 t0, t1;
+	int i;
 
 	while (!READ_ONCE(run_ended)) {
-		slot = &slots[nlocks > 1 ? torture_random(w) % nlocks : 0];
+		torture_pick_locks(w, &set);
 
 		flags = torture_enter();
 		t0 = local_clock();
@@ -258,18 +307,21 @@ static int torture_writer_fn(void *arg)
 		if (torture_skip_lock(w)) {
 			/* Stay long enough that a lock holder is sure to overlap. */
 			t1 = t0;
-			torture_critical_section(slot, w, 500);
+			torture_critical_section(&set, w, 500);
 		} else {
-			ops->lock(&slot->lock);
+			for (i = 0; i < set.n; i++)
+				ops->lock(&set.slot[i]->lock);
 			t1 = local_clock();
 			WRITE_ONCE(w->waiting_since, 0);
-			torture_critical_section(slot, w, 0);
+			torture_critical_section(&set, w, 0);
 			torture_fault_stall(w);
-			ops->unlock(&slot->lock);
+			for (i = set.n - 1; i >= 0; i--)
+				ops->unlock(&set.slot[i]->lock);
 		}
 		torture_exit_section(flags);
 
 		pvq_hist_record(&w->hist, t1 - t0);
+		WRITE_ONCE(w->locks_taken, w->locks_taken + set.n);
 		/* Published for the periodic statistics lines. */
 		WRITE_ONCE(w->acquisitions, w->acquisitions + 1);
 		torture_work(between_loops);
@@ -287,7 +339,7 @@ struct torture_totals {
 
 static void torture_sum(struct torture_totals *t)
 {
-	u64 counted = 0;
+	u64 counted = 0, taken = 0;
 	int i;
 
 	memset(t, 0, sizeof(*t));
@@ -299,11 +351,12 @@ static void torture_sum(struct torture_totals *t)
 		t->max = max(t->max, acq);
 		t->min = min(t->min, acq);
 		t->failures += READ_ONCE(writers[i].failures);
+		taken += READ_ONCE(writers[i].locks_taken);
 	}
 	for (i = 0; i < nlocks; i++)
 		counted += READ_ONCE(slots[i].count);
 	/* Only meaningful once the writers are quiet; see torture_report(). */
-	t->lost = t->total > counted ? t->total - counted : counted - t->total;
+	t->lost = taken > counted ? taken - counted : counted - taken;
 }
 
 /* locktorture's line: "???" flags unfairness, "!!!" flags failures. */
@@ -317,11 +370,11 @@ static void torture_print_writes(const struct torture_totals *t, u64 failures)
 
 static void torture_print_params(const char *what)
 {
-	torture_alert("--- %s: nwriters_stress=%d nlocks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d bind_writers=%d stall_secs=%d verbose=%d onoff_interval=%d onoff_holdoff=%d\n",
-		      what, nwriters, nlocks, cs_loops, between_loops, runtime_secs,
-		      stat_interval, shutdown_secs, long_hold, irqs_disabled,
-		      bind_writers, stall_secs, verbose, onoff_interval,
-		      onoff_holdoff);
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d nested_locks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d irq_mode=%s bind_writers=%d stall_secs=%d verbose=%d onoff_interval=%d onoff_holdoff=%d\n",
+		      what, nwriters, nlocks, nested_locks, cs_loops,
+		      between_loops, runtime_secs, stat_interval, shutdown_secs,
+		      long_hold, irqs_disabled, irq_mode, bind_writers,
+		      stall_secs, verbose, onoff_interval, onoff_holdoff);
 }
 
 /*
@@ -344,6 +397,7 @@ static void torture_format_events(char *buf, size_t size)
 
 static void torture_report(void)
 {
+	struct torture_irq_totals irq;
 	struct pvq_wait_hist *hist;
 	struct torture_totals t;
 	char *events;
@@ -359,6 +413,10 @@ static void torture_report(void)
 		goto out;
 	}
 	torture_sum(&t);
+	/* Interrupt-context checks count with the writers'. */
+	torture_irq_sum(&irq);
+	t.failures += irq.failures;
+	t.lost += irq.lost;
 	for (i = 0; i < nwriters; i++) {
 		pvq_hist_merge(hist, &writers[i].hist);
 		counts[i] = writers[i].acquisitions;
@@ -367,6 +425,12 @@ static void torture_report(void)
 				      i, counts[i], writers[i].failures,
 				      writers[i].hist.max);
 	}
+	if (verbose && irq_mode_val != TORTURE_IRQ_NONE)
+		torture_alert("irq: towers=%llu softirq_ms=%llu hardirq_ms=%llu nmi_ms=%llu\n",
+			      irq.towers,
+			      div_u64(irq.ns[TORTURE_CTX_SOFTIRQ], NSEC_PER_MSEC),
+			      div_u64(irq.ns[TORTURE_CTX_HARDIRQ], NSEC_PER_MSEC),
+			      div_u64(irq.ns[TORTURE_CTX_NMI], NSEC_PER_MSEC));
 	jain = pvq_jain_milli(counts, nwriters);
 	elapsed_ns = max_t(u64, run_end_ns - run_start_ns, 1);
 	per_sec = mul_u64_u64_div_u64(t.total, NSEC_PER_SEC, elapsed_ns);
@@ -376,12 +440,14 @@ static void torture_report(void)
 	torture_print_writes(&t, failures);
 	torture_format_events(events, TORTURE_EVENTS_LEN);
 	torture_onoff_format(events, TORTURE_EVENTS_LEN);
-	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu result=%s%s\n",
+	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu softirq_acq=%llu hardirq_acq=%llu nmi_acq=%llu result=%s%s\n",
 		      ops->name, nwriters, num_online_cpus(), nlocks,
 		      div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
 		      t.max, t.min, jain / 1000, jain % 1000,
 		      pvq_hist_percentile(hist, 500), pvq_hist_percentile(hist, 990),
 		      hist->max, t.failures, t.lost,
+		      irq.acq[TORTURE_CTX_SOFTIRQ], irq.acq[TORTURE_CTX_HARDIRQ],
+		      irq.acq[TORTURE_CTX_NMI],
 		      failures ? "FAILURE" : "SUCCESS", events);
 	torture_print_params(failures ? "End of test: FAILURE" :
 					"End of test: SUCCESS");
@@ -416,6 +482,7 @@ static void torture_report_stall(void)
 				      word, READ_ONCE(slots[i].holder));
 	}
 	snprintf(prefix, sizeof(prefix), "%s-torture: ", torture_type);
+	torture_irq_report_stall(prefix);
 	pvq_diag_print_queues(prefix);
 	WRITE_ONCE(run_stalled, true);
 	pvq_diag_kick_all();
@@ -423,7 +490,7 @@ static void torture_report_stall(void)
 
 static struct hrtimer stall_timer;
 static bool stall_armed;
-static u64 stall_last_total;
+static u64 stall_last_total, stall_last_irq;
 static int stall_idle_secs;
 
 /*
@@ -448,23 +515,33 @@ static int torture_starved_writer(int secs, u64 *waited)
 }
 
 /*
- * Once a second: has any lock been taken since the last look, and has no
- * writer waited stall_secs for its lock?
+ * Once a second: has a lock been taken since the last look, by the
+ * writers and (with irq_mode) in interrupt context, and has no writer
+ * waited stall_secs for its lock?  Each context must progress: a
+ * deadlocked lock in one must not hide behind the other.
  */
 static enum hrtimer_restart torture_stall_check(struct hrtimer *timer)
 {
+	bool writers_moved, irq_moved = true;
 	struct torture_totals t;
-	u64 waited;
+	u64 waited, irq;
 	int who;
 
 	if (READ_ONCE(run_ended))
 		return HRTIMER_NORESTART;
 	torture_sum(&t);
-	if (t.total != stall_last_total) {
-		stall_last_total = t.total;
+	writers_moved = t.total != stall_last_total;
+	stall_last_total = t.total;
+	if (torture_irq_active()) {
+		irq = torture_irq_progress();
+		irq_moved = irq != stall_last_irq;
+		stall_last_irq = irq;
+	}
+	if (writers_moved && irq_moved) {
 		stall_idle_secs = 0;
 	} else if (++stall_idle_secs >= stall_secs) {
-		torture_alert("STALL: no lock acquired for %d s\n",
+		torture_alert("STALL: no lock acquired%s for %d s\n",
+			      writers_moved ? " in interrupt context" : "",
 			      stall_idle_secs);
 		torture_report_stall();
 		return HRTIMER_NORESTART;	/* the control thread ends the run */
@@ -546,6 +623,8 @@ static void torture_end_run(void)
 	WRITE_ONCE(run_ended, true);
 	run_end_ns = local_clock();
 	torture_stall_stop();
+	/* No handler may run once the module is gone (false: pinned). */
+	torture_irq_stop(10);
 	if (torture_writers_quiesce(10))
 		for (i = 0; i < nwriters; i++)
 			if (writers[i].task)
@@ -602,9 +681,11 @@ static int torture_check_faults(void)
 {
 #ifdef PVQ_TORTURE_FAULTS
 	fault_exclusion = !strcmp(inject_fault, "exclusion");
+	fault_irq_exclusion = !strcmp(inject_fault, "irq_exclusion");
 	fault_stall = !strcmp(inject_fault, "stall");
-	if (!fault_exclusion && !fault_stall && strcmp(inject_fault, "none")) {
-		torture_err("unknown inject_fault '%s'; valid: none exclusion stall\n",
+	if (!fault_exclusion && !fault_irq_exclusion && !fault_stall &&
+	    strcmp(inject_fault, "none")) {
+		torture_err("unknown inject_fault '%s'; valid: none exclusion irq_exclusion stall\n",
 			    inject_fault);
 		return -EINVAL;
 	}
@@ -644,6 +725,19 @@ static int torture_check_params(void)
 		err |= torture_check_range("nwriters_stress", nwriters_stress,
 					   1, TORTURE_MAX_WRITERS);
 	err |= torture_check_range("nlocks", nlocks, 1, TORTURE_MAX_LOCKS);
+	err |= torture_check_range("nested_locks", nested_locks, 0,
+				   TORTURE_MAX_NESTED);
+	if (nested_locks > nlocks && nested_locks <= TORTURE_MAX_NESTED) {
+		torture_err("nested_locks=%d out of range [0..%d]: distinct locks, at most nlocks=%d\n",
+			    nested_locks, min(nlocks, TORTURE_MAX_NESTED), nlocks);
+		err = -EINVAL;
+	}
+	irq_mode_val = torture_irq_parse(irq_mode);
+	if (irq_mode_val < 0) {
+		torture_err("unknown irq_mode '%s'; valid: %s\n", irq_mode,
+			    torture_irq_mode_names());
+		err = -EINVAL;
+	}
 	err |= torture_check_range("cs_loops", cs_loops, 0, TORTURE_MAX_LOOPS);
 	err |= torture_check_range("between_loops", between_loops, 0,
 				   TORTURE_MAX_LOOPS);
@@ -664,6 +758,7 @@ static int torture_check_params(void)
 
 static void torture_free(void)
 {
+	torture_irq_free();
 	kvfree(writers);
 	kfree(slots);
 }
@@ -706,7 +801,7 @@ static int torture_nth_cpu(int n)
 static int torture_start_threads(void)
 {
 	struct task_struct *task;
-	int i;
+	int i, err;
 
 	for (i = 0; i < nwriters; i++) {
 		task = kthread_create(torture_writer_fn, &writers[i],
@@ -731,6 +826,11 @@ static int torture_start_threads(void)
 	 * with preemption off, this thread would never run again.
 	 */
 	torture_stall_start();
+	/* Before the writers, so that their first waits get interrupted. */
+	err = torture_irq_start(ops, irq_mode_val, cs_loops,
+				torture_irq_fault());
+	if (err)
+		return err;
 	pvq_lock_events_reset();
 	run_start_ns = local_clock();
 	for (i = 0; i < nwriters; i++) {

@@ -21,7 +21,10 @@
 #  - control: the same strict backend and fault build without a fault must
 #    report SUCCESS for each PV type, with halts and kicks: the real
 #    protocol loses no wakeup;
-#  - inject_fault=bogus must be refused.
+#  - inject_fault=bogus must be refused;
+#  - inject_fault=irq_exclusion lets every 16th interrupt-context section
+#    run without its lock (the writers keep theirs): the checks of the
+#    interrupt-context sections must report FAILURE (one type suffices).
 #
 # Host side: boots one guest at 2x overcommit and prints TAP.
 
@@ -64,6 +67,8 @@ done
 for t in $types; do
 	runs+=(--run "torture_type=$t runtime_secs=60 stall_secs=$stall_secs stat_interval=0 inject_fault=stall")
 done
+irq_type=${types%% *}
+runs+=(--run "torture_type=$irq_type runtime_secs=$secs stat_interval=0 irq_mode=hardirq inject_fault=irq_exclusion")
 
 # The library's faults: one line "LIB PARAMS|TORTURE PARAMS" per run, in
 # the order lib_fault_runs.sh numbers them; lib_runs[i] says what run i+1
@@ -216,7 +221,7 @@ check_lib_run() {
 echo "TAP version 13"
 n=0
 set -- $types
-echo "1..$((2 * $# + 1 + ${#lib_runs[@]}))"
+echo "1..$((2 * $# + 2 + ${#lib_runs[@]}))"
 fail=0
 for t in $types; do
 	n=$((n + 1))
@@ -245,6 +250,19 @@ for t in $types; do
 		fail=1
 	fi
 done
+# The last run: only interrupt-context sections skip their lock.
+n=$((n + 1))
+log=$(sed -n "/$irq_type-torture: FAULT INJECTION BUILD: inject_fault=irq_exclusion/,/$irq_type-torture: --- End of test/p" "$console")
+summary=$(grep -a "$irq_type-torture: summary:" <<<"$log" | head -n 1)
+if grep -aq "$irq_type-torture: --- End of test: FAILURE" <<<"$log" &&
+   [[ $summary =~ result=FAILURE ]] && ! [[ $summary =~ fail=0\ lost=0 ]] &&
+   ! [[ $summary =~ hardirq_acq=0 ]]; then
+	counts=$(grep -oE 'fail=[0-9]+ lost=[0-9]+' <<<"$summary")
+	echo "ok $n fault irq_exclusion detected: $irq_type ($counts)"
+else
+	echo "not ok $n fault irq_exclusion detected: $irq_type # no FAILURE report"
+	fail=1
+fi
 for i in "${!lib_runs[@]}"; do
 	n=$((n + 1))
 	what=${lib_runs[i]}

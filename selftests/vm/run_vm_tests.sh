@@ -23,6 +23,9 @@ VCPUS_LIST="2 4"
 PV_VCPUS=4
 # The VM that also runs every type with CPU hotplug (2x overcommit).
 HOTPLUG_VCPUS=4
+# The VM that also runs the hardened runs (interrupt-context locks, nested
+# writer locks): one VM is enough, the overcommitted one.
+HARDENED_VCPUS=4
 # Up to this many vCPUs, the unfair lock must not be flagged unfair ("???").
 # Beyond it (4x on 2 host CPUs) the host's uneven sharing of CPU time among
 # vCPUs skews per-thread counts for every lock type, so it is only reported.
@@ -50,6 +53,9 @@ Options:
                       (default: $PV_VCPUS; 0: none)
   --hotplug-vcpus N   the VM with N vCPUs also runs every type with CPU
                       hotplug (onoff_interval) (default: $HOTPLUG_VCPUS; 0: none)
+  --hardened-vcpus N  the VM with N vCPUs also runs the hardened runs
+                      (irq_mode=mixed nested_locks=2; default:
+                      $HARDENED_VCPUS; 0: none)
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
   --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
@@ -80,7 +86,7 @@ parse_args() {
 		case $opt in
 		-h | --help) usage; exit 0 ;;
 		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
-			--timeout | --pv-vcpus | --hotplug-vcpus) ;;
+			--timeout | --pv-vcpus | --hotplug-vcpus | --hardened-vcpus) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -93,6 +99,9 @@ parse_args() {
 			PV_VCPUS=$((10#$1)) ;;
 		--hotplug-vcpus) [[ $1 =~ ^[0-9]+$ ]] || usage_error "--hotplug-vcpus: '$1' is not a number"
 			HOTPLUG_VCPUS=$((10#$1)) ;;
+		--hardened-vcpus) [[ $1 =~ ^[0-9]+$ ]] ||
+				usage_error "--hardened-vcpus: '$1' is not a number"
+			HARDENED_VCPUS=$((10#$1)) ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
 		--timeout) is_posint "$1" || usage_error "--timeout: '$1' is not a positive number"
@@ -108,6 +117,17 @@ parse_args() {
 	done
 }
 
+# Timed runs the hardened set adds to the VM with $1 vCPUs: one per type
+# (interrupt sections make a run overshoot its runtime a little), plus the
+# refused parameters.
+hardened_runs() {
+	if (($1 == HARDENED_VCPUS)); then
+		echo $(($(wc -w <<<"$TYPES") + 3))
+	else
+		echo 0
+	fi
+}
+
 # Generous: a TCG boot takes ~10 s (more when overcommitted), each test its
 # runtime plus insmod/rmmod and log checks, and slack for a slow host.
 vm_timeout() {
@@ -117,9 +137,9 @@ vm_timeout() {
 		return
 	fi
 	ntypes=$(wc -w <<<"$TYPES")
-	# The PV checks add up to 14 runs, the hotplug checks one per type,
+	# The PV checks add up to 17 runs, the hotplug checks one per type,
 	# one more and three refusals.
-	ntests=$((ntypes + 2 + 14 + ntypes + 4))
+	ntests=$((ntypes + 2 + 17 + ntypes + 4 + $(hardened_runs "$1")))
 	echo $((15 + ntests * (SECS + 10) + 60))
 }
 
@@ -142,7 +162,7 @@ run_vm() {
 	local console tap ok notok plan p problems=()
 	mkdir -p "$dir"
 	console=$dir/console.log
-	timeout=$(vm_timeout)
+	timeout=$(vm_timeout "$vcpus")
 	echo "$tag booting: timeout ${timeout} s, console $console"
 	"$VMRUN" --quiet --vcpus "$vcpus" ${HOST_CPUS:+--host-cpus "$HOST_CPUS"} \
 		"${VMRUN_EXTRA[@]}" --outdir "$dir" --console "$console" \
@@ -150,6 +170,7 @@ run_vm() {
 		--guest-env "TYPES=$TYPES" --guest-env "SECS=$SECS" \
 		--guest-env "PV_TESTS=$((vcpus == PV_VCPUS))" \
 		--guest-env "HOTPLUG_TESTS=$((vcpus == HOTPLUG_VCPUS))" \
+		--guest-env "HARDENED_TESTS=$((vcpus == HARDENED_VCPUS))" \
 		--guest-env "FAIRNESS_TYPES=$(fairness_types "$vcpus")" \
 		>"$dir/vmrun.log" 2>&1 || rc=$?
 

@@ -16,6 +16,11 @@
 #           in this (non-fault) build
 #   HOTPLUG_TESTS 1: also one run per type with CPU hotplug (onoff_interval)
 #           and the refused hotplug parameters
+#   HARDENED_TESTS 1: also the hardened runs: every type with locks taken
+#           from softirq, hardirq and NMI context and nested writer locks
+#           (irq_mode=mixed nested_locks=2 nlocks=4), the MCS nesting
+#           levels of qspinlock and pvqspinlock, refused irq_mode and
+#           nested_locks values
 # Exit status: 0 if every test passed, 1 otherwise.
 
 set -u
@@ -471,6 +476,104 @@ hotplug_tests() {
 		onoff_holdoff=3601
 }
 
+# The hardened runs: interrupt-context locks in every context, nested
+# writer locks. See Documentation/torture.rst, "Interrupt context".
+HARDENED_PARAMS="irq_mode=mixed nested_locks=2 nlocks=4"
+
+# Types whose hardened run must show MCS nodes 2 and 3 in use.
+is_nesting_type() {
+	case $1 in
+	qspinlock | pvqspinlock) return 0 ;;
+	esac
+	return 1
+}
+
+# How many tests hardened_tests() runs, for the plan.
+hardened_test_count() {
+	n=3
+	for t in $TYPES; do
+		n=$((n + 1))
+		is_nesting_type "$t" && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# One hardened run of type $1: a clean report, and locks taken in every
+# interrupt context. Leaves the summary in $hsummary ("" on failure).
+hardened_type() {
+	t=$1
+	name="hardened $t $HARDENED_PARAMS"
+	hsummary=
+	unload_torture
+	# shellcheck disable=SC2086 # one parameter per word
+	if ! torture_insmod "torture_type=$t" "runtime_secs=$SECS" $HARDENED_PARAMS; then
+		not_ok "$name" "insmod failed (status $rc)"
+		return
+	fi
+	# Interrupt sections steal CPU time unevenly: fairness is not the
+	# point of this run.
+	saved_fairness=${FAIRNESS_TYPES:-}
+	FAIRNESS_TYPES=
+	out=$(check_report "$t")
+	status=$?
+	FAIRNESS_TYPES=$saved_fairness
+	if [ "$status" -ne 0 ]; then
+		unload_torture
+		not_ok "$name" "$out"
+		return
+	fi
+	if ! unload_torture; then
+		not_ok "$name" "rmmod failed"
+		return
+	fi
+	for key in softirq_acq hardirq_acq nmi_acq; do
+		v=$(kv "$out" "$key")
+		if ! is_uint "$v" || [ "$v" -eq 0 ]; then
+			not_ok "$name" "summary $key=$v: no lock taken in that context"
+			return
+		fi
+	done
+	hsummary=$out
+	diag "$t:$out"
+	ok "$name"
+}
+
+# The queued types' hardened run ($2: its summary) must have queued with
+# MCS nodes 2 and 3 (node_idx2, node_idx3): a softirq or hardirq waiting on
+# top of a waiting task, and a third level on top of that.
+check_nesting() {
+	t=$1
+	name="hardened $t: MCS nodes 2 and 3 used (node_idx2, node_idx3 > 0)"
+	if [ -z "$2" ]; then
+		not_ok "$name" "its hardened run failed"
+		return
+	fi
+	i2=$(kv "$2" node_idx2)
+	i3=$(kv "$2" node_idx3)
+	if ! is_uint "$i2" || ! is_uint "$i3"; then
+		not_ok "$name" "no node_idx2/node_idx3 on the summary line (LOCK_STATS=n build?)"
+	elif [ "$i2" -eq 0 ] || [ "$i3" -eq 0 ]; then
+		not_ok "$name" "node_idx2=$i2 node_idx3=$i3"
+	else
+		ok "$name"
+		diag "$t: node_idx2=$i2 node_idx3=$i3 node_idx4=$(kv "$2" node_idx4)"
+	fi
+}
+
+hardened_tests() {
+	for t in $TYPES; do
+		hardened_type "$t"
+		is_nesting_type "$t" && check_nesting "$t" "$hsummary"
+	done
+	expect_refused "unknown irq_mode 'bogus'; valid: none hardirq softirq mixed" \
+		"refuse irq_mode=bogus" \
+		"torture_type=$first_type" runtime_secs=1 irq_mode=bogus
+	expect_refused "nested_locks=9 out of range" "refuse nested_locks=9" \
+		"torture_type=$first_type" runtime_secs=1 nested_locks=9 nlocks=16
+	expect_refused "at most nlocks=2" "refuse nested_locks=3 with nlocks=2" \
+		"torture_type=$first_type" runtime_secs=1 nested_locks=3 nlocks=2
+}
+
 main() {
 	ntypes=0
 	first_type=
@@ -483,8 +586,10 @@ main() {
 	[ "${PV_TESTS:-0}" = 1 ] && npv=$(pv_test_count)
 	nhotplug=0
 	[ "${HOTPLUG_TESTS:-0}" = 1 ] && nhotplug=$(hotplug_test_count "$ntypes")
+	nhard=0
+	[ "${HARDENED_TESTS:-0}" = 1 ] && nhard=$(hardened_test_count)
 	echo "TAP version 13"
-	echo "1..$((ntypes + 2 + npv + nhotplug))"
+	echo "1..$((ntypes + 2 + npv + nhotplug + nhard))"
 	diag "types: $TYPES; runtime_secs=$SECS; $(nproc) cpus"
 
 	if ! load_lib; then
@@ -504,6 +609,7 @@ main() {
 	done
 	[ "$npv" -gt 0 ] && pv_tests
 	[ "$nhotplug" -gt 0 ] && hotplug_tests
+	[ "$nhard" -gt 0 ] && hardened_tests
 
 	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 	[ "$fail" -eq 0 ]
