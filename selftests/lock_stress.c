@@ -57,6 +57,7 @@
 #include "torture_stats.h"
 
 #include "kselftest.h"
+#include "stress_helpers.h"
 
 #ifdef __SANITIZE_THREAD__
 /*
@@ -247,21 +248,6 @@ static pthread_barrier_t start_barrier;
 static int stop;
 static unsigned int finished;
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* A few hundred cycles that the compiler cannot drop or merge. */
-static void spin_work(unsigned int loops)
-{
-	while (loops--)
-		cpu_relax();
-}
-
 static void critical_section(struct worker *w)
 {
 	unsigned long c;
@@ -270,7 +256,7 @@ static void critical_section(struct worker *w)
 		w->violations++;
 	WRITE_ONCE(shared.holder, w->cpu);
 	c = shared.counter;
-	spin_work(8);
+	stress_spin_work(8);
 	shared.counter = c + 1;
 	if (READ_ONCE(shared.holder) != w->cpu)
 		w->violations++;
@@ -289,16 +275,16 @@ static void *worker_fn(void *arg)
 	pthread_barrier_wait(&start_barrier);
 	while (cfg.iterations ? w->acquisitions < cfg.iterations :
 				!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		u64 t0 = now_ns();
+		u64 t0 = stress_now_ns();
 
 		type->lock(&stress_lock);
-		pvq_hist_record(&w->hist, now_ns() - t0);
+		pvq_hist_record(&w->hist, stress_now_ns() - t0);
 		critical_section(w);
 		type->unlock(&stress_lock);
 		w->acquisitions++;
 		/* Vary the gap between acquisitions: 0..31 pauses. */
 		seed = seed * 1103515245 + 12345;
-		spin_work(seed >> 27);
+		stress_spin_work(seed >> 27);
 	}
 	shim_unregister_cpu();
 	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
@@ -308,19 +294,11 @@ static void *worker_fn(void *arg)
 /* Use the first cfg.pin_cpus CPUs we may run on. */
 static void setup_pinning(void)
 {
-	cpu_set_t allowed;
-	unsigned int cpu, n = 0;
+	unsigned int n = stress_pick_cpus(cfg.pin_cpus, &cfg.pin_set);
 
-	if (!cfg.pin_cpus || sched_getaffinity(0, sizeof(allowed), &allowed)) {
+	if (!n) {
 		ksft_print_msg("not pinning threads\n");
 		return;
-	}
-	CPU_ZERO(&cfg.pin_set);
-	for (cpu = 0; cpu < CPU_SETSIZE && n < cfg.pin_cpus; cpu++) {
-		if (CPU_ISSET(cpu, &allowed)) {
-			CPU_SET(cpu, &cfg.pin_set);
-			n++;
-		}
 	}
 	cfg.pinned = true;
 	ksft_print_msg("%u threads pinned to %u cpu(s): %u-to-1 overcommit\n",
@@ -329,27 +307,14 @@ static void setup_pinning(void)
 
 static void pin(struct worker *w)
 {
-	int err;
-
-	if (!cfg.pinned)
-		return;
-	err = pthread_setaffinity_np(w->tid, sizeof(cfg.pin_set), &cfg.pin_set);
-	if (err)
-		ksft_print_msg("cpu %d: pthread_setaffinity_np: %s\n", w->cpu,
-			       strerror(err));
+	if (cfg.pinned)
+		stress_pin(w->tid, &cfg.pin_set, w->cpu);
 }
 
 /* Wait for every worker to leave its loop; false if some never do. */
 static bool wait_finished(unsigned int limit_ms)
 {
-	u64 end = now_ns() + limit_ms * 1000000ull;
-
-	while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < cfg.threads) {
-		if (now_ns() > end)
-			return false;
-		usleep(1000);
-	}
-	return true;
+	return stress_wait_finished(&finished, cfg.threads, limit_ms);
 }
 
 /* The lock events, a few per line: the list is long. */
@@ -465,7 +430,7 @@ static bool run_type(const struct stress_type *type, struct worker *workers)
 		pin(&workers[i]);
 	}
 	pthread_barrier_wait(&start_barrier);
-	t_start = now_ns();
+	t_start = stress_now_ns();
 	if (!cfg.iterations) {
 		usleep(cfg.duration_ms * 1000);
 		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
@@ -478,7 +443,7 @@ static bool run_type(const struct stress_type *type, struct worker *workers)
 				      cfg.threads);
 		ksft_exit_fail();
 	}
-	elapsed_ms = (now_ns() - t_start) / 1000000;
+	elapsed_ms = (stress_now_ns() - t_start) / 1000000;
 	for (i = 0; i < cfg.threads; i++)
 		pthread_join(workers[i].tid, NULL);
 	pthread_barrier_destroy(&start_barrier);

@@ -62,6 +62,7 @@
 #include "unfair.h"
 
 #include "kselftest.h"
+#include "stress_helpers.h"
 
 /* Run at least this long, longer (up to MAX_MS) until enough head waits. */
 #define DEFAULT_DURATION_MS	1000
@@ -170,15 +171,6 @@ static __thread bool in_lock, head_started;
 static __thread unsigned long head_seq;
 static __thread u64 head_t0;
 
-/* The same clock as the shim's local_clock(). */
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * The lock code's local_clock() (linked with --wrap=local_clock).  The
  * first call in one lock() is the queue head starting its starvation clock:
@@ -186,7 +178,7 @@ static u64 now_ns(void)
  */
 u64 __wrap_local_clock(void)
 {
-	u64 now = now_ns();
+	u64 now = stress_now_ns();
 
 	if (in_lock && !head_started) {
 		head_started = true;
@@ -194,12 +186,6 @@ u64 __wrap_local_clock(void)
 		head_t0 = now;
 	}
 	return now;
-}
-
-static void spin_work(unsigned int loops)
-{
-	while (loops--)
-		cpu_relax();
 }
 
 static long involuntary_switches(void)
@@ -243,15 +229,15 @@ static void *worker_fn(void *arg)
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		switches = involuntary_switches();
 		seq0 = READ_ONCE(shared.seq);
-		t0 = now_ns();
+		t0 = stress_now_ns();
 		head_started = false;
 		in_lock = true;
 		type->lock(&starve_lock);
 		in_lock = false;
-		t1 = now_ns();
+		t1 = stress_now_ns();
 		seq = shared.seq;
 		shared.seq = seq + 1;
-		spin_work(CS_LOOPS);
+		stress_spin_work(CS_LOOPS);
 		type->unlock(&starve_lock);
 
 		w->acquisitions++;
@@ -263,7 +249,7 @@ static void *worker_fn(void *arg)
 			note_head_wait(w, seq - head_seq, t1 - head_t0,
 				       involuntary_switches() != switches);
 		seed = seed * 1103515245 + 12345;
-		spin_work((seed >> 16) & GAP_MASK);
+		stress_spin_work((seed >> 16) & GAP_MASK);
 	}
 	shim_unregister_cpu();
 	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
@@ -273,32 +259,15 @@ static void *worker_fn(void *arg)
 /* Pin to the first cfg.pin_cpus cpus we may run on; how many there are. */
 static unsigned int setup_pinning(void)
 {
-	unsigned int cpu, n = 0;
-	cpu_set_t allowed;
+	unsigned int n = stress_pick_cpus(cfg.pin_cpus, &cfg.pin_set);
 
-	if (!cfg.pin_cpus || sched_getaffinity(0, sizeof(allowed), &allowed))
-		return 0;
-	CPU_ZERO(&cfg.pin_set);
-	for (cpu = 0; cpu < CPU_SETSIZE && n < cfg.pin_cpus; cpu++) {
-		if (CPU_ISSET(cpu, &allowed)) {
-			CPU_SET(cpu, &cfg.pin_set);
-			n++;
-		}
-	}
-	cfg.pinned = true;
+	cfg.pinned = n > 0;
 	return n;
 }
 
 static bool wait_finished(unsigned int limit_ms)
 {
-	u64 end = now_ns() + limit_ms * 1000000ull;
-
-	while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < cfg.threads) {
-		if (now_ns() > end)
-			return false;
-		usleep(1000);
-	}
-	return true;
+	return stress_wait_finished(&finished, cfg.threads, limit_ms);
 }
 
 /* Run for duration_ms, and on (up to MAX_MS) until enough head waits. */
@@ -306,26 +275,20 @@ static u64 run(struct worker *workers)
 {
 	u64 t_start, elapsed_ms;
 	unsigned int i;
-	int err;
 
 	pthread_barrier_init(&start_barrier, NULL, cfg.threads + 1);
 	for (i = 0; i < cfg.threads; i++) {
 		workers[i].cpu = i;
 		if (pthread_create(&workers[i].tid, NULL, worker_fn, &workers[i]))
 			ksft_exit_fail_msg("pthread_create failed\n");
-		if (!cfg.pinned)
-			continue;
-		err = pthread_setaffinity_np(workers[i].tid,
-					     sizeof(cfg.pin_set), &cfg.pin_set);
-		if (err)
-			ksft_print_msg("cpu %u: pthread_setaffinity_np: %s\n",
-				       i, strerror(err));
+		if (cfg.pinned)
+			stress_pin(workers[i].tid, &cfg.pin_set, i);
 	}
 	pthread_barrier_wait(&start_barrier);
-	t_start = now_ns();
+	t_start = stress_now_ns();
 	do {
 		usleep(10000);
-		elapsed_ms = (now_ns() - t_start) / 1000000;
+		elapsed_ms = (stress_now_ns() - t_start) / 1000000;
 	} while (elapsed_ms < cfg.duration_ms ||
 		 (cfg.type->has_head && elapsed_ms < MAX_MS &&
 		  __atomic_load_n(&head_waits_seen, __ATOMIC_RELAXED) <
