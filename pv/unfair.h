@@ -28,6 +28,7 @@ extern int pvq_steal_spin;
  * itself (the count restarts when it gets the lock through the queue).
  */
 #define PVQ_STEAL_BUDGET_DEFAULT	8
+#define PVQ_STEAL_BUDGET_MAX		(1 << 30)	/* as good as unlimited */
 extern int pvq_steal_budget;
 
 void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val);

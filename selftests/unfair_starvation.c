@@ -15,12 +15,21 @@
  * What the design does bound whatever the scheduler does is the queue
  * head's own wait once it runs: it notes the time, lets stealers pass for
  * starvation_bound_us, then sets the pending bit, after which its
- * pending -> locked cmpxchg is the only way to the lock.  With the bound at
- * 0 that leaves the current owner and a steal racing with the head's first
- * look at the clock: at most two passes.  The test hears the head start
- * its clock: the lock code's calls to local_clock() are linked to
- * __wrap_local_clock() below (-Wl,--wrap=local_clock), and in the lock path
- * only a queue head reads the clock (pvq_unfair_deadline(), pvq_head_spin(),
+ * pending -> locked cmpxchg is the only way to the lock, even while it is
+ * halted or woken late.  With the bound at 0 that leaves the current owner
+ * and a steal racing with the head's first look at the clock: at most two
+ * passes.
+ *
+ * The late wake-up is what makes stealing starve a head, so the test makes
+ * it happen (-w): a halted queue head sleeps on for a millisecond after its
+ * kick, like a vCPU that the host runs a time slice later.  A running head
+ * without the bound competes well enough with two cpus' stealers (at most
+ * about ten passes, seen on the CI machine); halted and woken late it is
+ * passed hundreds of times, unless its pending bit keeps the stealers out.
+ *
+ * The test hears the head start its clock: the lock code's calls to
+ * local_clock() are linked to __wrap_local_clock() below
+ * (-Wl,--wrap=local_clock), and in the lock path only a queue head reads the clock (pvq_unfair_deadline(), pvq_head_spin(),
  * and with LOCK_STATS the kick-latency stamp of a waiter woken as head).
  *
  * Checks:
@@ -35,8 +44,9 @@
  *
  * "make break-check" runs it with -b 1000000 (the bound longer than the
  * run: the head never blocks stealing) and requires check 2 to fail: it
- * does, by hundreds of passes.  -T tas measures the test-and-set lock for
- * comparison (it has no queue head: checks 2 and 3 are skipped).
+ * does, by thousands of passes, in about a hundred head waits of a run.
+ * -T tas measures the test-and-set lock for comparison (it has no queue
+ * head: checks 2 and 3 are skipped).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,8 +84,8 @@
  * The rest is slack for a stall of the head's cpu in the few instructions
  * between that look and its pending store, which getrusage() cannot see:
  * an interrupt, or the hypervisor running another vCPU (seen once: 9
- * passes, a 160 us stall).  Without the bound the worst head of a run is
- * passed 470 to 13000 times.
+ * passes, a 160 us stall).  Without the bound (and with the default late
+ * wake-up) the worst head of a run is passed 1600 to 5000 times.
  */
 #define HEAD_PASS_LIMIT		64
 /*
@@ -93,6 +103,14 @@
  */
 #define DEFAULT_SPIN_THRESHOLD	256
 #define DEFAULT_PIN_CPUS	2
+/*
+ * How late a halted queue head runs after its kick: a vCPU that the host
+ * runs a time slice later.  Long enough for many steals (one acquisition
+ * takes some microseconds), so that a head that halts without blocking
+ * stealing is passed far more than HEAD_PASS_LIMIT times.
+ */
+#define DEFAULT_LATE_WAKE_US	1000
+#define MAX_LATE_WAKE_US	100000
 /* How long threads may take to stop after the run. */
 #define WATCHDOG_MS		10000
 
@@ -152,13 +170,16 @@ static struct {
 	bool pinned;
 	int bound_us;
 	int steal_spin;
+	int steal_budget;
 	int spin_threshold;
+	int late_wake_us;
 } cfg = {
 	.type = &types[0],
 	.duration_ms = DEFAULT_DURATION_MS,
 	.pin_cpus = DEFAULT_PIN_CPUS,
 	.bound_us = 0,
 	.spin_threshold = DEFAULT_SPIN_THRESHOLD,
+	.late_wake_us = DEFAULT_LATE_WAKE_US,
 };
 
 static pthread_barrier_t start_barrier;
@@ -187,6 +208,31 @@ u64 __wrap_local_clock(void)
 	}
 	return now;
 }
+
+/*
+ * A halted queue head that the host does not run at once when it is
+ * kicked: the futex backend's wait, then late_wake_us more asleep.
+ * Waiters further back are woken on time.
+ */
+static const struct pvq_pv_ops *futex_ops;
+
+static void late_wake_wait(u8 *ptr, u8 val)
+{
+	futex_ops->wait(ptr, val);
+	if (in_lock && head_started && cfg.late_wake_us)
+		usleep(cfg.late_wake_us);
+}
+
+static void late_wake_kick(int cpu)
+{
+	futex_ops->kick(cpu);
+}
+
+static const struct pvq_pv_ops late_wake_ops = {
+	.name = "futex, late head wake-up",
+	.wait = late_wake_wait,
+	.kick = late_wake_kick,
+};
 
 static long involuntary_switches(void)
 {
@@ -374,17 +420,21 @@ static void check_steal_block(void)
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-t threads] [-d ms] [-c cpus] [-b us] [-S loops] [-s loops] [-T type]\n"
+		"usage: %s [-t threads] [-d ms] [-c cpus] [-b us] [-S loops] [-B steals]\n"
+		"       [-s loops] [-w us] [-T type]\n"
 		"  -t  threads, each its own CPU (default 2 x the pinned cpus, max %d)\n"
 		"  -d  run at least this long (default %d ms; on to %d ms until %d head waits)\n"
 		"  -c  pin all threads to this many cpus, 0: no pinning (default %d)\n"
 		"  -b  starvation_bound_us (default 0; the limit of check 2 holds for 0)\n"
 		"  -S  steal_spin (default %d)\n"
+		"  -B  steal_budget (default %d, at most %d)\n"
 		"  -s  PV spin threshold (default %d)\n"
+		"  -w  a halted queue head wakes this many us after its kick (default %d, max %d)\n"
 		"  -T  pvqspinlock_unfair (default) or tas, for comparison\n",
 		prog, SHIM_NR_CPUS, DEFAULT_DURATION_MS, MAX_MS,
 		MIN_HEAD_WAITS, DEFAULT_PIN_CPUS, PVQ_STEAL_SPIN_DEFAULT,
-		DEFAULT_SPIN_THRESHOLD);
+		PVQ_STEAL_BUDGET_DEFAULT, PVQ_STEAL_BUDGET_MAX,
+		DEFAULT_SPIN_THRESHOLD, DEFAULT_LATE_WAKE_US, MAX_LATE_WAKE_US);
 	exit(KSFT_FAIL);
 }
 
@@ -394,7 +444,8 @@ static void parse_args(int argc, char **argv)
 	int opt;
 
 	cfg.steal_spin = pvq_steal_spin;
-	while ((opt = getopt(argc, argv, "t:d:c:b:S:s:T:h")) != -1) {
+	cfg.steal_budget = pvq_steal_budget;
+	while ((opt = getopt(argc, argv, "t:d:c:b:S:B:s:w:T:h")) != -1) {
 		switch (opt) {
 		case 't':
 			cfg.threads = strtoul(optarg, NULL, 0);
@@ -410,6 +461,12 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'S':
 			cfg.steal_spin = strtol(optarg, NULL, 0);
+			break;
+		case 'B':
+			cfg.steal_budget = strtol(optarg, NULL, 0);
+			break;
+		case 'w':
+			cfg.late_wake_us = strtol(optarg, NULL, 0);
 			break;
 		case 's':
 			cfg.spin_threshold = strtol(optarg, NULL, 0);
@@ -428,7 +485,9 @@ static void parse_args(int argc, char **argv)
 	/* The module parameters' ranges (qspinlock/locks_module.c). */
 	if (cfg.threads > SHIM_NR_CPUS || cfg.bound_us < 0 ||
 	    cfg.bound_us > 1000000 || cfg.steal_spin < 1 ||
-	    cfg.spin_threshold < 1)
+	    cfg.steal_budget < 0 || cfg.steal_budget > PVQ_STEAL_BUDGET_MAX ||
+	    cfg.spin_threshold < 1 || cfg.late_wake_us < 0 ||
+	    cfg.late_wake_us > MAX_LATE_WAKE_US)
 		print_usage(argv[0]);
 }
 
@@ -449,14 +508,19 @@ int main(int argc, char **argv)
 		cfg.threads = 2 * (cpus ? cpus : 1);
 	pvq_starvation_bound_us = cfg.bound_us;
 	pvq_steal_spin = cfg.steal_spin;
+	pvq_steal_budget = cfg.steal_budget;
 	pvq_spin_threshold = cfg.spin_threshold;
 	if (pvq_pv_select("futex") || pvq_pv_hash_init())
 		ksft_exit_fail_msg("no futex PV backend or hash table\n");
+	futex_ops = pvq_pv;
+	pvq_pv = &late_wake_ops;
 	pvq_lock_events_reset();
 	ksft_print_msg("%s: %u threads on %u pinned cpu(s), critical section %d pause loops\n",
 		       cfg.type->name, cfg.threads, cpus, CS_LOOPS);
-	ksft_print_msg("starvation_bound_us %d, steal_spin %d, spin_threshold %d\n",
-		       cfg.bound_us, cfg.steal_spin, cfg.spin_threshold);
+	ksft_print_msg("starvation_bound_us %d, steal_spin %d, steal_budget %d\n",
+		       cfg.bound_us, cfg.steal_spin, cfg.steal_budget);
+	ksft_print_msg("spin_threshold %d, late head wake-up %d us\n",
+		       cfg.spin_threshold, cfg.late_wake_us);
 
 	workers = aligned_alloc(SHIM_CACHELINE,
 				cfg.threads * sizeof(struct worker));
