@@ -29,8 +29,9 @@
  *
  * The test hears the head start its clock: the lock code's calls to
  * local_clock() are linked to __wrap_local_clock() below
- * (-Wl,--wrap=local_clock), and in the lock path only a queue head reads the clock (pvq_unfair_deadline(), pvq_head_spin(),
- * and with LOCK_STATS the kick-latency stamp of a waiter woken as head).
+ * (-Wl,--wrap=local_clock), and in the lock path only a queue head reads
+ * the clock (pvq_unfair_deadline(), pvq_head_spin(), and with LOCK_STATS
+ * the kick-latency stamp of a waiter woken as head).
  *
  * Checks:
  *   1. no lost updates and the lock free at the end (else the counts lie);
