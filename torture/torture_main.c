@@ -44,6 +44,8 @@
 #define TORTURE_MAX_NESTED	8
 /* Room for " name=value" of every lock event (and hotplug counts). */
 #define TORTURE_EVENTS_LEN	768
+/* balance_writers: acquisitions a writer may be ahead beyond the 1/8. */
+#define TORTURE_TURN_SLACK	1024
 
 #ifdef PVQ_LOCK_STATS
 #define PVQ_LOCK_STATS_BUILD	1
@@ -99,6 +101,10 @@ static bool bind_writers = true;
 module_param(bind_writers, bool, 0444);
 MODULE_PARM_DESC(bind_writers, "Spread writers evenly over the online CPUs (affinity), so per-thread fairness measures the lock, not thread placement");
 
+static bool balance_writers = true;
+module_param(balance_writers, bool, 0444);
+MODULE_PARM_DESC(balance_writers, "Writers that share a CPU take turns: one ahead of a CPU sibling by more than 1/8 of its acquisitions sleeps a tick (see Documentation/torture.rst)");
+
 static bool irqs_disabled;
 module_param(irqs_disabled, bool, 0444);
 MODULE_PARM_DESC(irqs_disabled, "Hold interrupts off (not only preemption) from lock to unlock");
@@ -139,6 +145,7 @@ struct torture_writer {
 	u64 locks_taken;		/* >= acquisitions with nested_locks */
 	u64 failures;
 	u64 waiting_since;		/* local_clock() at lock(); 0 outside */
+	u64 turns_given;		/* balance_writers sleeps */
 	struct pvq_wait_hist hist;
 };
 
@@ -152,6 +159,7 @@ static bool run_ended;			/* writers stop acquiring */
 static bool run_stalled;		/* the stall watchdog fired */
 static atomic_t writers_running;	/* writers still in their loop */
 static bool report_printed;
+static int writer_stride;		/* writers i and i + stride share a CPU */
 static u64 run_start_ns, run_end_ns;
 
 /* xorshift32: cheap per-thread randomness for lock choice and long holds. */
@@ -289,6 +297,34 @@ static void torture_fault_stall(struct torture_writer *w)
 #endif
 }
 
+/*
+ * balance_writers: is @w ahead of a writer that shares its CPU now?
+ *
+ * Two writers on one CPU never wait for a lock at the same time (lock to
+ * unlock runs with preemption off), so no lock can favour one over the
+ * other: how they split the CPU is the guest scheduler's doing.  Under
+ * overcommit that split is noise.  A guest without steal-time accounting
+ * (TCG has none) charges the writer that was running when the host
+ * descheduled the vCPU for all the time the vCPU was away, so each
+ * writer's real CPU time is the small difference between two large
+ * numbers.  Taking turns by acquisitions removes that noise and leaves the
+ * per-CPU totals, which are the lock's doing, as they were.
+ */
+static bool torture_writer_ahead(const struct torture_writer *w)
+{
+	int cpu = raw_smp_processor_id(), i;
+	u64 mine = w->acquisitions, theirs;
+
+	for (i = w->id % writer_stride; i < nwriters; i += writer_stride) {
+		if (i == w->id || task_cpu(writers[i].task) != cpu)
+			continue;
+		theirs = READ_ONCE(writers[i].acquisitions);
+		if (mine > theirs + theirs / 8 + TORTURE_TURN_SLACK)
+			return true;
+	}
+	return false;
+}
+
 static int torture_writer_fn(void *arg)
 {
 	struct torture_writer *w = arg;
@@ -326,6 +362,10 @@ static int torture_writer_fn(void *arg)
 		WRITE_ONCE(w->acquisitions, w->acquisitions + 1);
 		torture_work(between_loops);
 		cond_resched();
+		if (writer_stride && torture_writer_ahead(w)) {
+			w->turns_given++;
+			schedule_timeout_idle(1);
+		}
 	}
 	atomic_dec(&writers_running);
 	while (!kthread_should_stop())
@@ -334,7 +374,7 @@ static int torture_writer_fn(void *arg)
 }
 
 struct torture_totals {
-	u64 total, max, min, failures, lost;
+	u64 total, max, min, failures, lost, turns;
 };
 
 static void torture_sum(struct torture_totals *t)
@@ -351,6 +391,7 @@ static void torture_sum(struct torture_totals *t)
 		t->max = max(t->max, acq);
 		t->min = min(t->min, acq);
 		t->failures += READ_ONCE(writers[i].failures);
+		t->turns += READ_ONCE(writers[i].turns_given);
 		taken += READ_ONCE(writers[i].locks_taken);
 	}
 	for (i = 0; i < nlocks; i++)
@@ -370,10 +411,11 @@ static void torture_print_writes(const struct torture_totals *t, u64 failures)
 
 static void torture_print_params(const char *what)
 {
-	torture_alert("--- %s: nwriters_stress=%d nlocks=%d nested_locks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d irq_mode=%s bind_writers=%d stall_secs=%d verbose=%d onoff_interval=%d onoff_holdoff=%d\n",
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d nested_locks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d irq_mode=%s bind_writers=%d balance_writers=%d stall_secs=%d verbose=%d onoff_interval=%d onoff_holdoff=%d\n",
 		      what, nwriters, nlocks, nested_locks, cs_loops,
 		      between_loops, runtime_secs, stat_interval, shutdown_secs,
 		      long_hold, irqs_disabled, irq_mode, bind_writers,
+		      balance_writers,
 		      stall_secs, verbose, onoff_interval, onoff_holdoff);
 }
 
@@ -440,14 +482,14 @@ static void torture_report(void)
 	torture_print_writes(&t, failures);
 	torture_format_events(events, TORTURE_EVENTS_LEN);
 	torture_onoff_format(events, TORTURE_EVENTS_LEN);
-	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu softirq_acq=%llu hardirq_acq=%llu nmi_acq=%llu result=%s%s\n",
+	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu softirq_acq=%llu hardirq_acq=%llu nmi_acq=%llu turns=%llu result=%s%s\n",
 		      ops->name, nwriters, num_online_cpus(), nlocks,
 		      div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
 		      t.max, t.min, jain / 1000, jain % 1000,
 		      pvq_hist_percentile(hist, 500), pvq_hist_percentile(hist, 990),
 		      hist->max, t.failures, t.lost,
 		      irq.acq[TORTURE_CTX_SOFTIRQ], irq.acq[TORTURE_CTX_HARDIRQ],
-		      irq.acq[TORTURE_CTX_NMI],
+		      irq.acq[TORTURE_CTX_NMI], t.turns,
 		      failures ? "FAILURE" : "SUCCESS", events);
 	torture_print_params(failures ? "End of test: FAILURE" :
 					"End of test: SUCCESS");
@@ -803,6 +845,9 @@ static int torture_start_threads(void)
 	struct task_struct *task;
 	int i, err;
 
+	/* Writers i and i + stride get the same CPU (torture_nth_cpu()). */
+	if (bind_writers && balance_writers && nwriters > num_online_cpus())
+		writer_stride = num_online_cpus();
 	for (i = 0; i < nwriters; i++) {
 		task = kthread_create(torture_writer_fn, &writers[i],
 				      "qspinlock_torture_w%d", i);
