@@ -32,7 +32,7 @@ HARDENED_VCPUS=4
 # lock type 1.2-1.7 apart (Documentation/torture.rst, balance_writers).
 # (--secs longer than FAIRNESS_SECS wins.)
 FAIRNESS_MAX_VCPUS=8
-FAIRNESS_SECS=6
+FAIRNESS_SECS=8
 HOST_CPUS=""
 OUTDIR=""
 TIMEOUT=""
