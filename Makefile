@@ -29,7 +29,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean check checkpatch sparse docs-check deps deps-check test run \
+.PHONY: all modules clean check checkpatch sparse docs-check shellcheck deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -50,13 +50,23 @@ sparse: deps-kernel
 checkpatch: deps-source
 	scripts/run-checkpatch $(DEPS_DIR)
 
+# Every shell script of the project, with shellcheck's defaults (a
+# directive in a script says why where a warning is meant).
+SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
+	selftests/ksft_runner.sh $(wildcard selftests/vm/*.sh) \
+	$(filter-out tools/lib,$(wildcard tools/*))
+
+shellcheck: deps-check
+	shellcheck $(SHELL_SCRIPTS)
+	@echo "shellcheck: $(words $(SHELL_SCRIPTS)) scripts clean"
+
 # Every RST document must parse cleanly (tables included).
 docs-check:
 	@for f in Documentation/*.rst; do \
 		rst2html --halt=warning "$$f" >/dev/null || exit 1; \
 	done; echo "docs: Documentation/*.rst parse cleanly"
 
-check: sparse checkpatch docs-check
+check: sparse checkpatch docs-check shellcheck
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -53,7 +53,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "$modules" ] && [ -n "$types" ] || usage
+if [ -z "$modules" ] || [ -z "$types" ]; then
+	usage
+fi
 [[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ ]] || usage
 
 outdir=$ROOT/out/fault-injection
@@ -122,9 +124,11 @@ for r in "${lib_runs[@]}"; do
 	esac
 done
 
+# Each run is two words of runs (--run PARAMS).
+nruns=$((${#runs[@]} / 2))
 # vmrun must fail here (the runs report FAILURE); what matters is each verdict.
 "$ROOT/tools/vmrun" --modules "$modules" --vcpus "$vcpus" --host-cpus "$host_cpus" \
-	--timeout $((120 + ${#runs[@]} / 2 * (secs + stall_secs + 30) + lib_timeout)) \
+	--timeout $((120 + nruns * (secs + stall_secs + 30) + lib_timeout)) \
 	--quiet --outdir "$outdir" --console "$console" "${runs[@]}" \
 	--guest-script "$ROOT/selftests/vm/lib_fault_runs.sh" \
 	--guest-env "FAULT_RUNS=$lib_lines"
@@ -220,6 +224,8 @@ check_lib_run() {
 
 echo "TAP version 13"
 n=0
+# The type list is meant to split into words.
+# shellcheck disable=SC2086
 set -- $types
 echo "1..$((2 * $# + 2 + ${#lib_runs[@]}))"
 fail=0

@@ -35,6 +35,8 @@ unload() {
 	return 0
 }
 
+# $lib and $torture are parameter lists: they must split into words.
+# shellcheck disable=SC2086
 one_run() {
 	n=$1
 	lib=$2
