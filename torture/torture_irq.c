@@ -246,7 +246,7 @@ static void torture_irq_section(enum torture_irq_ctx ctx, void (*hold)(void))
 {
 	struct torture_irq_cpu *c = this_cpu_ptr(irq_cpus);
 	struct torture_slot *slot = &irq_slots[ctx];
-	int fails = 0, id = smp_processor_id();
+	int fails, id = smp_processor_id();
 	bool skip = torture_irq_skip_lock(c, ctx);
 	u64 t0 = torture_irq_now();
 	unsigned long count;
@@ -259,20 +259,14 @@ static void torture_irq_section(enum torture_irq_ctx ctx, void (*hold)(void))
 		this_cpu_and(irq_cpus->waiting, ~BIT(ctx));
 	}
 
-	if (READ_ONCE(slot->holder) != -1)
-		fails++;
-	WRITE_ONCE(slot->holder, id);
-	count = READ_ONCE(slot->count);
+	fails = torture_slot_enter(slot, id, &count);
 	if (hold)
 		hold();
 	torture_work(irq_cs_loops);
 	/* Stay long enough that a lock holder is sure to overlap. */
 	if (skip)
 		torture_irq_spin(TORTURE_IRQ_FAULT_NS);
-	if (READ_ONCE(slot->holder) != id)
-		fails++;
-	WRITE_ONCE(slot->count, count + 1);
-	WRITE_ONCE(slot->holder, -1);
+	fails += torture_slot_leave(slot, id, count);
 
 	if (!skip)
 		irq_ops->unlock(&slot->lock);
@@ -370,10 +364,9 @@ static void torture_tower_ipis(enum torture_irq_ctx ctx)
 /* No NMI of ours pending or running on an online CPU. */
 static bool torture_irq_nmis_done(void)
 {
+	u64 now = torture_irq_now();
 	struct torture_irq_cpu *c;
 	int cpu;
-
-	u64 now = torture_irq_now();
 
 	for_each_online_cpu(cpu) {
 		c = per_cpu_ptr(irq_cpus, cpu);
@@ -575,7 +568,7 @@ int torture_irq_start(const struct torture_lock_ops *ops, int mode,
 		      int cs_loops, bool fault)
 {
 	struct torture_irq_cpu *c;
-	int cpu, ctx, err;
+	int cpu, err;
 
 	irq_ops = ops;
 	irq_mode = mode;
@@ -584,16 +577,12 @@ int torture_irq_start(const struct torture_lock_ops *ops, int mode,
 	if (mode == TORTURE_IRQ_NONE)
 		return 0;
 
-	irq_slots = kcalloc(TORTURE_NR_IRQ_CTX, sizeof(*irq_slots), GFP_KERNEL);
+	irq_slots = torture_slots_alloc(ops, TORTURE_NR_IRQ_CTX);
 	irq_cpus = alloc_percpu(struct torture_irq_cpu);
 	if (!irq_slots || !irq_cpus) {
 		/* Nothing to stop: the timers are not even initialised. */
 		torture_irq_free();
 		return -ENOMEM;
-	}
-	for (ctx = 0; ctx < TORTURE_NR_IRQ_CTX; ctx++) {
-		ops->init(&irq_slots[ctx].lock);
-		irq_slots[ctx].holder = -1;
 	}
 	/* Every possible CPU's, so that torture_irq_stop() may cancel all. */
 	for_each_possible_cpu(cpu) {
@@ -650,6 +639,7 @@ static bool torture_irq_cancel(struct hrtimer *timer, unsigned long deadline)
 static bool torture_irq_idle(void)
 {
 	struct torture_irq_cpu *c;
+	u64 now;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -658,7 +648,7 @@ static bool torture_irq_idle(void)
 		if (smp_load_acquire(&c->inside))
 			return false;
 	}
-	u64 now = torture_irq_now();
+	now = torture_irq_now();
 
 	for_each_online_cpu(cpu) {
 		c = per_cpu_ptr(irq_cpus, cpu);
@@ -751,7 +741,7 @@ void torture_irq_sum(struct torture_irq_totals *t)
 		total += t->acq[ctx];
 		counted += READ_ONCE(irq_slots[ctx].count);
 	}
-	t->lost = total > counted ? total - counted : counted - total;
+	t->lost = torture_lost(total, counted);
 	t->towers = atomic64_read(&towers_built);
 }
 

@@ -217,16 +217,10 @@ static void torture_critical_section(struct torture_lockset *set,
 				     unsigned int extra_us)
 {
 	unsigned long count[TORTURE_MAX_NESTED];
-	struct torture_slot *slot;
 	int i;
 
-	for (i = 0; i < set->n; i++) {
-		slot = set->slot[i];
-		if (READ_ONCE(slot->holder) != -1)
-			w->failures++;
-		WRITE_ONCE(slot->holder, w->id);
-		count[i] = READ_ONCE(slot->count);
-	}
+	for (i = 0; i < set->n; i++)
+		w->failures += torture_slot_enter(set->slot[i], w->id, &count[i]);
 
 	torture_work(cs_loops);
 	if (extra_us)
@@ -234,13 +228,8 @@ static void torture_critical_section(struct torture_lockset *set,
 	if (long_hold && !(torture_random(w) % (2000U * nwriters)))
 		mdelay(long_hold);
 
-	for (i = 0; i < set->n; i++) {
-		slot = set->slot[i];
-		if (READ_ONCE(slot->holder) != w->id)
-			w->failures++;
-		WRITE_ONCE(slot->count, count[i] + 1);
-		WRITE_ONCE(slot->holder, -1);
-	}
+	for (i = 0; i < set->n; i++)
+		w->failures += torture_slot_leave(set->slot[i], w->id, count[i]);
 }
 
 /* Fault injection: should this acquisition skip the lock? */
@@ -397,7 +386,7 @@ static void torture_sum(struct torture_totals *t)
 	for (i = 0; i < nlocks; i++)
 		counted += READ_ONCE(slots[i].count);
 	/* Only meaningful once the writers are quiet; see torture_report(). */
-	t->lost = taken > counted ? taken - counted : counted - taken;
+	t->lost = torture_lost(taken, counted);
 }
 
 /* locktorture's line: "???" flags unfairness, "!!!" flags failures. */
@@ -798,6 +787,21 @@ static int torture_check_params(void)
 	return err ? -EINVAL : 0;
 }
 
+struct torture_slot *torture_slots_alloc(const struct torture_lock_ops *ops,
+					 int n)
+{
+	struct torture_slot *array = kcalloc(n, sizeof(*array), GFP_KERNEL);
+	int i;
+
+	if (!array)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		ops->init(&array[i].lock);
+		array[i].holder = -1;
+	}
+	return array;
+}
+
 static void torture_free(void)
 {
 	torture_irq_free();
@@ -811,15 +815,11 @@ static int torture_alloc(void)
 
 	nwriters = nwriters_stress == -1 ? 2 * num_online_cpus() :
 					   nwriters_stress;
-	slots = kcalloc(nlocks, sizeof(*slots), GFP_KERNEL);
+	slots = torture_slots_alloc(ops, nlocks);
 	writers = kvcalloc(nwriters, sizeof(*writers), GFP_KERNEL);
 	if (!slots || !writers) {
 		torture_free();
 		return -ENOMEM;
-	}
-	for (i = 0; i < nlocks; i++) {
-		ops->init(&slots[i].lock);
-		slots[i].holder = -1;
 	}
 	for (i = 0; i < nwriters; i++) {
 		writers[i].id = i;
