@@ -199,7 +199,8 @@ check_report() {
 }
 
 # test_type TYPE [PARAM...]: one torture run, checked; extra parameters
-# become part of the test name.
+# become part of the test name.  Returns 1 when the test failed; the run's
+# log stays in $LOG.
 test_type() {
 	t=$1
 	shift
@@ -207,22 +208,22 @@ test_type() {
 	unload_torture
 	if ! torture_insmod "torture_type=$t" "runtime_secs=${RUN_SECS:-$SECS}" "$@"; then
 		not_ok "$name" "insmod failed (status $rc)"
-		return
+		return 1
 	fi
 	if ! out=$(check_report "$t"); then
 		unload_torture
 		not_ok "$name" "$out"
-		return
+		return 1
 	fi
 	# An extra check of the summary, if the caller set one.
 	if [ -n "${EXTRA_CHECK:-}" ] && ! why=$($EXTRA_CHECK "$out"); then
 		unload_torture
 		not_ok "$name" "$why"
-		return
+		return 1
 	fi
 	if ! unload_torture; then
 		not_ok "$name" "rmmod failed"
-		return
+		return 1
 	fi
 	diag "$t:$out"
 	ok "$name"
@@ -416,6 +417,16 @@ expect_lib_refused() {
 
 CPUS_ONLINE=/sys/devices/system/cpu/online
 
+# Run "$@" with no type's fairness checked; returns its status.
+without_fairness() {
+	fairness_saved=${FAIRNESS_TYPES:-}
+	FAIRNESS_TYPES=
+	"$@"
+	status=$?
+	FAIRNESS_TYPES=$fairness_saved
+	return $status
+}
+
 # The summary of a hotplug run ($1): CPUs went offline and came back, every
 # one of them, no writer was stranded, and no kick went to an offline CPU.
 check_hotplug() {
@@ -454,10 +465,7 @@ hotplug_test_count() {
 # every 200 ms from the start.  Fairness is not checked: the writers of a
 # CPU that goes offline lose their binding and crowd the other CPUs, so
 # per-thread counts then measure placement, not the lock.
-hotplug_tests() {
-	HOTPLUG_ONLINE=$(cat "$CPUS_ONLINE")
-	fairness_saved=${FAIRNESS_TYPES:-}
-	FAIRNESS_TYPES=
+hotplug_runs() {
 	EXTRA_CHECK=check_hotplug
 	for t in $TYPES; do
 		test_type "$t" onoff_interval=200 onoff_holdoff=0
@@ -468,7 +476,11 @@ hotplug_tests() {
 	test_type "$first_type" onoff_interval=60000
 	TEST_NOTE=
 	EXTRA_CHECK=
-	FAIRNESS_TYPES=$fairness_saved
+}
+
+hotplug_tests() {
+	HOTPLUG_ONLINE=$(cat "$CPUS_ONLINE")
+	without_fairness hotplug_runs
 	diag "online CPUs: $HOTPLUG_ONLINE before, $(cat "$CPUS_ONLINE") after"
 	expect_refused "onoff_interval=60001 out of range" \
 		"refuse onoff_interval=60001" \
@@ -504,44 +516,30 @@ hardened_test_count() {
 	echo "$n"
 }
 
-# One hardened run of type $1: a clean report, and locks taken in every
-# interrupt context. Leaves the summary in $hsummary ("" on failure).
-hardened_type() {
-	t=$1
-	name="hardened $t $HARDENED_PARAMS"
-	hsummary=
-	unload_torture
-	# shellcheck disable=SC2086 # one parameter per word
-	if ! torture_insmod "torture_type=$t" "runtime_secs=$SECS" $HARDENED_PARAMS; then
-		not_ok "$name" "insmod failed (status $rc)"
-		return
-	fi
-	# Interrupt sections steal CPU time unevenly: fairness is not the
-	# point of this run.
-	saved_fairness=${FAIRNESS_TYPES:-}
-	FAIRNESS_TYPES=
-	out=$(check_report "$t")
-	status=$?
-	FAIRNESS_TYPES=$saved_fairness
-	if [ "$status" -ne 0 ]; then
-		unload_torture
-		not_ok "$name" "$out"
-		return
-	fi
-	if ! unload_torture; then
-		not_ok "$name" "rmmod failed"
-		return
-	fi
+# EXTRA_CHECK of a hardened run: locks taken in every interrupt context.
+check_irq_contexts() {
 	for key in softirq_acq hardirq_acq nmi_acq; do
-		v=$(kv "$out" "$key")
+		v=$(kv "$1" "$key")
 		if ! is_uint "$v" || [ "$v" -eq 0 ]; then
-			not_ok "$name" "summary $key=$v: no lock taken in that context"
-			return
+			echo "summary $key=$v: no lock taken in that context"
+			return 1
 		fi
 	done
-	hsummary=$out
-	diag "$t:$out"
-	ok "$name"
+}
+
+# One hardened run of type $1: a clean report, and locks taken in every
+# interrupt context.  Interrupt sections steal CPU time unevenly, so
+# fairness is not checked.  Leaves the summary in $hsummary ("" on failure).
+hardened_type() {
+	hsummary=
+	EXTRA_CHECK=check_irq_contexts
+	TEST_NOTE=" (hardened)"
+	# shellcheck disable=SC2086 # one parameter per word
+	if without_fairness test_type "$1" $HARDENED_PARAMS; then
+		hsummary=$(last_line "-torture: summary:")
+	fi
+	TEST_NOTE=
+	EXTRA_CHECK=
 }
 
 # The queued types' hardened run ($2: its summary) must have queued with
