@@ -369,10 +369,10 @@ EXPORT_SYMBOL_GPL(pvq_diag_print_queues);
 
 void pvq_diag_kick_all(void)
 {
+	int __maybe_unused cpu;
+
 	pvq_fault_rescue();	/* first: the kicks also wake its victims */
 #ifdef PVQ_PARAVIRT_SPINLOCKS
-	int cpu;
-
 	for_each_online_cpu(cpu)
 		pvq_pv_kick(cpu);
 #endif
