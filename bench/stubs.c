@@ -35,7 +35,7 @@ void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
 	premise_broken("pvticket lock");
 }
 
-void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u32 old)
+void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u16 head)
 {
 	premise_broken("pvticket unlock");
 }

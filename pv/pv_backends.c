@@ -3,9 +3,11 @@
  * The kernel's PV backends: kvm, ipi, strict and none.  See pv_ops.h for
  * the contract and Documentation/pv.rst for why each one cannot lose a kick.
  */
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/hardirq.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/kvm_para.h>
 #include <linux/preempt.h>
@@ -18,8 +20,11 @@
 #include "lock_debug.h"
 #include "lock_stats.h"
 
-/* What each CPU is halted on (NULL: not in wait()), for stall reports. */
-static DEFINE_PER_CPU(u8 *, pvq_halted_on);
+/*
+ * What each CPU is halted on (NULL: not in wait()), for stall reports.
+ * Read remotely: kept off the lines of the MCS nodes and of the lock words.
+ */
+static DEFINE_PER_CPU_ALIGNED(u8 *, pvq_halted_on);
 
 u8 *pvq_pv_halted_on(int cpu)
 {
@@ -32,6 +37,16 @@ static void pvq_mark_halted(u8 *ptr)
 }
 
 /*
+ * ipi and strict halt with "sti; hlt" and are woken by a reschedule IPI:
+ * a context that runs with interrupts off (NMI included) could never be
+ * woken, so it must not start the halt protocol at all.
+ */
+static bool pvq_ipi_can_wait(void)
+{
+	return !irqs_disabled() && !in_nmi();
+}
+
+/*
  * ipi: works on any hypervisor (and under TCG).  The waiter checks *ptr with
  * interrupts disabled and halts with "sti; hlt": an interrupt posted after
  * the check stays pending until the sti shadow ends, so the hlt wakes at
@@ -40,7 +55,7 @@ static void pvq_mark_halted(u8 *ptr)
  */
 static void pvq_ipi_wait(u8 *ptr, u8 val)
 {
-	if (irqs_disabled())
+	if (!pvq_ipi_can_wait())
 		return;
 	local_irq_disable();
 	if (READ_ONCE(*ptr) == val) {
@@ -57,9 +72,9 @@ static void pvq_ipi_wait(u8 *ptr, u8 val)
  * lock sections, see Documentation/pv.rst), and must not get an IPI: x86
  * WARNs on a reschedule IPI to an offline CPU.  The check cannot go stale
  * before the kick: every kick comes from a lock or unlock path, with
- * preemption off, or from the stall watchdog's hard interrupt, and a CPU
- * leaves cpu_online_mask only inside stop_machine(), which needs this CPU
- * too.
+ * preemption off, from the deferred-kick irq_work below, or from the stall
+ * watchdog's hard interrupt, and a CPU leaves cpu_online_mask only inside
+ * stop_machine(), which needs this CPU too.
  */
 static bool pvq_kick_target_online(int cpu)
 {
@@ -70,19 +85,59 @@ static bool pvq_kick_target_online(int cpu)
 	return false;
 }
 
+/*
+ * Kicks from NMI context.  An unlock in an NMI must kick like any other: a
+ * lock that NMIs only trylock is taken in every context, and its halted
+ * queue head waits for that kick.  But the reschedule IPI cannot be sent
+ * from an NMI: on xAPIC an IPI is two register writes (ICR2, then ICR), and
+ * an NMI that sends one between another sender's two writes redirects that
+ * sender's IPI.  So the NMI records the target here and raises an irq_work
+ * on its own CPU (a self-IPI, which needs no ICR2 and which irq_work
+ * documents as NMI-safe); the work runs as a hard interrupt as soon as the
+ * NMI returns and sends the IPIs.  The wake-up is late by one NMI exit,
+ * never lost.
+ */
+struct pvq_nmi_kicks {
+	struct irq_work work;
+	struct cpumask targets;
+};
+
+static void pvq_send_nmi_kicks(struct irq_work *work)
+{
+	struct pvq_nmi_kicks *k = container_of(work, struct pvq_nmi_kicks,
+					       work);
+	int cpu;
+
+	/*
+	 * Test-and-clear before the send: an NMI that records the same
+	 * target after our clear has queued the work again (it is no
+	 * longer pending while we run), so it is sent by the next run.
+	 */
+	for_each_cpu(cpu, &k->targets)
+		if (cpumask_test_and_clear_cpu(cpu, &k->targets) &&
+		    pvq_kick_target_online(cpu))
+			smp_send_reschedule(cpu);
+}
+
+static DEFINE_PER_CPU_ALIGNED(struct pvq_nmi_kicks, pvq_nmi_kicks) = {
+	.work = IRQ_WORK_INIT_HARD(pvq_send_nmi_kicks),
+};
+
+static void pvq_defer_kick(int cpu)
+{
+	struct pvq_nmi_kicks *k = this_cpu_ptr(&pvq_nmi_kicks);
+
+	/* Atomic: the work may be testing and clearing on this CPU. */
+	cpumask_set_cpu(cpu, &k->targets);
+	pvq_stat_inc(kick_deferred);
+	irq_work_queue(&k->work);
+}
+
 static void pvq_ipi_kick(int cpu)
 {
-	/*
-	 * Not from NMI context: an xAPIC IPI is two register writes (ICR2,
-	 * then ICR), so an IPI sent from an NMI that interrupted another
-	 * sender between them would redirect that sender's IPI.  Nothing is
-	 * lost: a lock released in NMI context is taken in NMI context only
-	 * (an NMI can interrupt any other holder on its CPU), and its waiters
-	 * never halt, since wait() above does not with interrupts off.
-	 */
-	if (in_nmi())
-		return;
-	if (pvq_kick_target_online(cpu))
+	if (unlikely(in_nmi()))
+		pvq_defer_kick(cpu);
+	else if (pvq_kick_target_online(cpu))
 		smp_send_reschedule(cpu);
 }
 
@@ -94,32 +149,40 @@ static void pvq_ipi_kick(int cpu)
  * for good, and the torture module's stall watchdog reports it.  A
  * correctness tool: with a correct protocol every halted waiter is kicked.
  *
- * The kick is a per-CPU flag (the message) plus the reschedule IPI (the
- * doorbell); the waiter consumes the flag before every halt, so a kick that
- * lands before the halt, or even before the wait, is never lost.  A flag
- * left by a kick whose waiter had already gone ends the next wait at once:
- * a spurious return, which the contract allows.
+ * The kick is a per-CPU count (the message) plus the reschedule IPI (the
+ * doorbell).  A wait reads the count before it checks *ptr, and halts until
+ * the count moves: a kick that lands after that read, before the halt
+ * included, ends the wait; one that landed before it made its change to
+ * *ptr visible first, so the check sees it and there is no halt.  Nobody
+ * consumes a kick: a softirq or hard interrupt that waits on another lock
+ * between the kicker's count and its IPI cannot take the kick away from
+ * the wait it interrupted (it can only end that wait early, a spurious
+ * return, which the contract allows).
  */
-static DEFINE_PER_CPU(int, pvq_strict_kicked);
+static DEFINE_PER_CPU_ALIGNED(atomic_t, pvq_strict_kicks);
 
 static void pvq_strict_wait(u8 *ptr, u8 val)
 {
-	int *kicked = this_cpu_ptr(&pvq_strict_kicked);
+	atomic_t *kicks = this_cpu_ptr(&pvq_strict_kicks);
+	int seen;
 
 	/* As ipi: nothing could wake us, so the caller keeps spinning. */
-	if (irqs_disabled())
+	if (!pvq_ipi_can_wait())
 		return;
+	/*
+	 * Acquire: the count before *ptr.  Pairs with the full barrier in
+	 * pvq_strict_kick(): a kick we do not count yet is one whose change
+	 * we may not see yet, and that kick moves the count later.
+	 */
+	seen = atomic_read_acquire(kicks);
 	local_irq_disable();
 	if (READ_ONCE(*ptr) == val) {
 		pvq_mark_halted(ptr);
 		/*
-		 * Full barrier (xchg): the kicker made its change visible
-		 * before it set the flag (see pvq_strict_kick()), so once we
-		 * have consumed the flag the caller's re-check sees the
-		 * change.  With interrupts off from the test to the sti of
-		 * safe_halt(), an IPI after the test still ends the hlt.
+		 * Interrupts off from each test to the sti of safe_halt():
+		 * an IPI after the test still ends the hlt.
 		 */
-		while (!xchg(kicked, 0)) {
+		while (atomic_read(kicks) == seen) {
 			safe_halt();	/* any interrupt ends it: test again */
 			local_irq_disable();
 		}
@@ -131,16 +194,26 @@ static void pvq_strict_wait(u8 *ptr, u8 val)
 static void pvq_strict_kick(int cpu)
 {
 	/*
-	 * Full barrier (xchg): what this kick announces (the released lock,
-	 * the hand-over) is visible before the flag, and the flag before the
-	 * IPI, so the woken waiter finds both.  Set even for an offline CPU,
-	 * which gets no IPI: a stale flag costs one spurious return.
+	 * Full barriers: what this kick announces (the released lock, the
+	 * hand-over) is visible before the count moves, and the count
+	 * before the IPI, so the woken waiter finds both.  Counted even for
+	 * an offline CPU, which gets no IPI and waits for nothing.
 	 */
-	(void)xchg(per_cpu_ptr(&pvq_strict_kicked, cpu), 1);
+	smp_mb__before_atomic();
+	atomic_inc(per_cpu_ptr(&pvq_strict_kicks, cpu));
+	smp_mb__after_atomic();
 	pvq_ipi_kick(cpu);
 }
 
-/* none: pure spinning, to measure what the PV hooks cost by themselves. */
+/*
+ * none: pure spinning, to measure what the PV hooks cost by themselves.
+ * It "can wait" (and returns at once), so that the hooks do run.
+ */
+static bool pvq_none_can_wait(void)
+{
+	return true;
+}
+
 static void pvq_none_wait(u8 *ptr, u8 val)
 {
 }
@@ -152,13 +225,19 @@ static void pvq_none_kick(int cpu)
 /*
  * kvm: halt, and let the KVM_HC_KICK_CPU hypercall unhalt us.  KVM wakes a
  * halted vCPU on that hypercall even with interrupts disabled, so unlike ipi
- * this backend halts in either case.
+ * this backend halts in either case; only an NMI never halts (it would
+ * halt the context it interrupted, which may be the kicker it waits for).
  */
+static bool pvq_kvm_can_wait(void)
+{
+	return !in_nmi();
+}
+
 static void pvq_kvm_wait(u8 *ptr, u8 val)
 {
 	unsigned long flags;
 
-	if (in_nmi())
+	if (!pvq_kvm_can_wait())
 		return;
 	local_irq_save(flags);
 	if (READ_ONCE(*ptr) != val)
@@ -173,6 +252,7 @@ out:
 	local_irq_restore(flags);
 }
 
+/* A hypercall, no IPI: as good from NMI context as from any other. */
 static void pvq_kvm_kick(int cpu)
 {
 	if (pvq_kick_target_online(cpu))
@@ -181,62 +261,122 @@ static void pvq_kvm_kick(int cpu)
 }
 
 static const struct pvq_pv_ops pvq_pv_ipi = {
-	.name = "ipi", .wait = pvq_ipi_wait, .kick = pvq_ipi_kick,
+	.name = "ipi", .can_wait = pvq_ipi_can_wait,
+	.wait = pvq_ipi_wait, .kick = pvq_ipi_kick,
 };
 
 static const struct pvq_pv_ops pvq_pv_strict = {
-	.name = "strict", .wait = pvq_strict_wait, .kick = pvq_strict_kick,
+	.name = "strict", .can_wait = pvq_ipi_can_wait,
+	.wait = pvq_strict_wait, .kick = pvq_strict_kick,
 };
 
 static const struct pvq_pv_ops pvq_pv_none = {
-	.name = "none", .wait = pvq_none_wait, .kick = pvq_none_kick,
+	.name = "none", .can_wait = pvq_none_can_wait,
+	.wait = pvq_none_wait, .kick = pvq_none_kick,
 };
 
 static const struct pvq_pv_ops pvq_pv_kvm = {
-	.name = "kvm", .wait = pvq_kvm_wait, .kick = pvq_kvm_kick,
+	.name = "kvm", .can_wait = pvq_kvm_can_wait,
+	.wait = pvq_kvm_wait, .kick = pvq_kvm_kick,
 };
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_ipi;
+const char *pvq_pv_reason = "default";
 int pvq_spin_threshold = PVQ_SPIN_THRESHOLD_DEFAULT;
 
 /*
- * KVM_FEATURE_PV_UNHALT, found through CPUID: kvm_para_has_feature() is not
- * usable from a module in 6.1 (its helper is not exported).  The KVM leaves
- * may sit at any 0x100 step of the hypervisor range.
+ * The base of the KVM CPUID leaves, or 0 without KVM.  Found by hand:
+ * kvm_para_has_feature() is not usable from a module in 6.1 (its helper is
+ * not exported).  The leaves may sit at any 0x100 step of the range.
  */
-static bool pvq_kvm_has_pv_unhalt(void)
+static unsigned int pvq_kvm_cpuid_base(void)
 {
 	unsigned int base, eax, sig[3];
 
 	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR) || !kvm_para_available())
-		return false;
+		return 0;
 	for (base = KVM_CPUID_SIGNATURE; base < 0x40010000; base += 0x100) {
 		cpuid(base, &eax, &sig[0], &sig[1], &sig[2]);
 		if (!memcmp(sig, "KVMKVMKVM\0\0\0", 12))
-			return cpuid_eax(base + 1) & BIT(KVM_FEATURE_PV_UNHALT);
+			return base;
 	}
-	return false;
+	return 0;
+}
+
+static bool pvq_kvm_has_pv_unhalt(void)
+{
+	unsigned int base = pvq_kvm_cpuid_base();
+
+	return base && (cpuid_eax(base + KVM_CPUID_FEATURES -
+				  KVM_CPUID_SIGNATURE) &
+			BIT(KVM_FEATURE_PV_UNHALT));
+}
+
+static bool pvq_kvm_hints_realtime(void)
+{
+	unsigned int base = pvq_kvm_cpuid_base();
+
+	return base && (cpuid_edx(base + KVM_CPUID_FEATURES -
+				  KVM_CPUID_SIGNATURE) &
+			BIT(KVM_HINTS_REALTIME));
+}
+
+/*
+ * "auto": no halting where it cannot pay (as upstream turns PV spinlocks
+ * off): with one CPU nobody else can hold a lock we wait for; on bare
+ * metal, or when the host dedicates a physical CPU to every vCPU
+ * (KVM_HINTS_REALTIME), the holder always runs.
+ */
+static const struct pvq_pv_ops *pvq_pv_auto(void)
+{
+	if (num_possible_cpus() == 1) {
+		pvq_pv_reason = "one possible CPU: nothing to wait for";
+		return &pvq_pv_none;
+	}
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR)) {
+		pvq_pv_reason = "bare metal: lock holders are never preempted by a host";
+		return &pvq_pv_none;
+	}
+	if (pvq_kvm_hints_realtime()) {
+		pvq_pv_reason = "KVM_HINTS_REALTIME: vCPUs are never preempted";
+		return &pvq_pv_none;
+	}
+	if (pvq_kvm_has_pv_unhalt()) {
+		pvq_pv_reason = "the hypervisor offers KVM PV unhalt";
+		return &pvq_pv_kvm;
+	}
+	pvq_pv_reason = "no KVM PV unhalt: halt, and kick with a reschedule IPI";
+	return &pvq_pv_ipi;
 }
 
 int pvq_pv_select(const char *name)
 {
-	bool kvm = pvq_kvm_has_pv_unhalt();
+	const struct pvq_pv_ops *ops;
 
 	if (!strcmp(name, "auto"))
-		pvq_pv = kvm ? &pvq_pv_kvm : &pvq_pv_ipi;
+		ops = pvq_pv_auto();
 	else if (!strcmp(name, "ipi"))
-		pvq_pv = &pvq_pv_ipi;
+		ops = &pvq_pv_ipi;
 	else if (!strcmp(name, "strict"))
-		pvq_pv = &pvq_pv_strict;
+		ops = &pvq_pv_strict;
 	else if (!strcmp(name, "none"))
-		pvq_pv = &pvq_pv_none;
+		ops = &pvq_pv_none;
 	else if (!strcmp(name, "kvm"))
-		pvq_pv = kvm ? &pvq_pv_kvm : NULL;
+		ops = pvq_kvm_has_pv_unhalt() ? &pvq_pv_kvm : NULL;
 	else
 		return -EINVAL;
-	if (!pvq_pv) {
-		pvq_pv = &pvq_pv_ipi;
+	if (!ops)
 		return -ENODEV;
-	}
+	if (strcmp(name, "auto"))
+		pvq_pv_reason = "chosen by pv_backend";
+	pvq_pv = ops;
 	return 0;
+}
+
+void pvq_pv_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu(pvq_nmi_kicks, cpu).work);
 }

@@ -3,11 +3,20 @@
  * Paravirtual halt/kick: the two operations the PV locks need from the
  * (virtual) machine, behind one small ops table chosen at load time.
  *
+ * can_wait():     may the calling context halt in wait() at all?  False in
+ *                 NMI context on every backend, and with interrupts off on
+ *                 ipi and strict (no IPI could wake it).  A PV lock asks
+ *                 before it runs its halt protocol (halted states, hash
+ *                 entries, slowpath flags, waiter records): a waiter that
+ *                 cannot halt spins like a native one and costs its
+ *                 unlocker nothing.  The answer is fixed for one lock
+ *                 acquisition (its context and interrupt state are).
  * wait(ptr, val): halt this vCPU if *ptr == val.  May return spuriously at
  *                 any time (a kick meant for an earlier wait, any interrupt,
  *                 or a backend that cannot halt right now); callers re-check
  *                 their condition in a loop.
  * kick(cpu):      wake @cpu if it is halted in wait(); harmless otherwise.
+ *                 Callable from any context, NMI included.
  *
  * A kick that arrives between the waiter's last check and its halt must not
  * be lost: every backend checks *ptr with interrupts off and halts in a way
@@ -20,6 +29,7 @@
 
 struct pvq_pv_ops {
 	const char *name;
+	bool (*can_wait)(void);
 	void (*wait)(u8 *ptr, u8 val);
 	void (*kick)(int cpu);
 };
@@ -34,6 +44,11 @@ extern int pvq_spin_threshold;
 /* The backend in use; set once at load, before any PV lock is used. */
 extern const struct pvq_pv_ops *pvq_pv;
 
+static inline bool pvq_pv_can_wait(void)
+{
+	return pvq_pv->can_wait();
+}
+
 static inline void pvq_pv_wait(u8 *ptr, u8 val)
 {
 	pvq_pv->wait(ptr, val);
@@ -45,12 +60,19 @@ static inline void pvq_pv_kick(int cpu)
 }
 
 /*
- * Choose the backend: "auto" (kvm when the hypervisor offers PV unhalt,
- * else ipi), "kvm", "ipi", "strict" (ipi whose wait ends only on a kick)
- * or "none".  Returns 0, -EINVAL for an unknown name, or -ENODEV when the
- * named backend cannot work on this machine.
+ * Choose the backend: "auto", "kvm", "ipi", "strict" (ipi whose wait ends
+ * only on a kick) or "none".  "auto" picks none where halting cannot pay
+ * (one possible CPU, bare metal, a KVM host that hints its vCPUs are never
+ * preempted), else kvm when the hypervisor offers PV unhalt, else ipi; as
+ * upstream's kvm_spinlock_init() does.  Returns 0, -EINVAL for an unknown
+ * name, or -ENODEV when the named backend cannot work on this machine.
+ * pvq_pv_reason says why the backend in use was picked.
  */
 int pvq_pv_select(const char *name);
+extern const char *pvq_pv_reason;
+
+/* Before unload: no deferred kick may be left in flight. */
+void pvq_pv_exit(void);
 
 /* Diagnostics: the byte @cpu is halted on in wait(), or NULL. */
 u8 *pvq_pv_halted_on(int cpu);

@@ -21,6 +21,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <asm/page.h>
 #include <asm/processor.h>
 
 #include "pvqspinlock.h"
@@ -33,6 +34,8 @@
 
 /* How often a spinning queued waiter looks at its predecessor's state. */
 #define PVQ_PREV_CHECK_MASK	0xff
+/* How often an unfair queue head looks at the clock while it spins. */
+#define PVQ_CLOCK_CHECK_MASK	0xff
 
 struct pvq_hash_entry {
 	struct pvq_qspinlock *lock;
@@ -47,8 +50,11 @@ static struct pvq_hash_entry *pvq_hash_table;
 static unsigned int pvq_hash_bits;
 
 #ifdef PVQ_LOCK_STATS
-/* When each CPU was last kicked, for the kick-to-wake latency. */
-static DEFINE_PER_CPU(u64, pvq_kick_time);
+/*
+ * When each CPU was last kicked, for the kick-to-wake latency.  Written by
+ * the kicker: a line of its own, away from the kicked CPU's MCS nodes.
+ */
+static DEFINE_PER_CPU_ALIGNED(u64, pvq_kick_time);
 
 static void pvq_note_kick(int cpu)
 {
@@ -81,18 +87,27 @@ static void pvq_note_wake(bool woken)
 /*
  * Every queue head hashes at most one lock, and a CPU has at most one queue
  * head per nesting context (PVQ_MAX_NODES): 4 x nr_cpu_ids slots can never
- * overflow.  Nested heads are rare, so probe sequences stay short.
+ * overflow.  At least a page, though: with few CPUs (32 slots for 8 vCPUs)
+ * unrelated locks would share lines and probe sequences; a sparse table
+ * keeps each hashed lock alone on its line.
  */
 int pvq_pv_hash_init(void)
 {
 	unsigned long entries;
 
-	entries = roundup_pow_of_two(max_t(unsigned long, 4 * nr_cpu_ids,
+	entries = max_t(unsigned long, 4 * nr_cpu_ids,
+			PAGE_SIZE / sizeof(struct pvq_hash_entry));
+	entries = roundup_pow_of_two(max_t(unsigned long, entries,
 					   PVQ_HASH_ENTRIES_PER_LINE));
 	pvq_hash_bits = ilog2(entries);
 	pvq_hash_table = kvcalloc(entries, sizeof(*pvq_hash_table),
 				  GFP_KERNEL);
 	return pvq_hash_table ? 0 : -ENOMEM;
+}
+
+unsigned long pvq_pv_hash_entries(void)
+{
+	return pvq_hash_table ? 1UL << pvq_hash_bits : 0;
 }
 
 void pvq_pv_hash_exit(void)
@@ -189,6 +204,14 @@ void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev)
 	bool early;
 	int loop;
 
+	/*
+	 * A waiter that cannot halt spins on ->locked in the caller, like a
+	 * native one: its state stays RUNNING, so the CPU that hands it the
+	 * queue head does not hash it, mark the lock slow or kick it.
+	 */
+	if (!pvq_pv_can_wait())
+		return;
+
 	for (;;) {
 		early = false;
 		for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
@@ -229,19 +252,25 @@ void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev)
 void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 {
 	/*
+	 * Full barrier: the hand-over store to ->locked (done by the caller)
+	 * is visible before we read the successor's state; see
+	 * pvq_pv_wait_node().  A successor that is not halted will see
+	 * ->locked by itself, and we leave its line alone: it is the line
+	 * it spins on.
+	 */
+	smp_mb();
+	if (READ_ONCE(node->state) != PVQ_VCPU_HALTED)
+		return;
+
+	/*
 	 * Before the state says HASHED: the successor reads the flag after
 	 * the state, and must not hash itself while our entry exists.
 	 */
 	WRITE_ONCE(node->pred_hashed, 1);
-	/*
-	 * Full barrier: the hand-over store to ->locked (done by the caller)
-	 * is visible before we read the successor's state; see
-	 * pvq_pv_wait_node().  A successor that is not halted will see
-	 * ->locked by itself.
-	 */
-	smp_mb__before_atomic();
-	if (cmpxchg_relaxed(&node->state, PVQ_VCPU_HALTED, PVQ_VCPU_HASHED)
-	    != PVQ_VCPU_HALTED) {
+	/* Fully ordered (cmpxchg): the flag is visible before the state. */
+	if (cmpxchg(&node->state, PVQ_VCPU_HALTED, PVQ_VCPU_HASHED) !=
+	    PVQ_VCPU_HALTED) {
+		/* It woke meanwhile (spuriously): it sees ->locked itself. */
 		WRITE_ONCE(node->pred_hashed, 0);
 		return;
 	}
@@ -291,12 +320,25 @@ static bool pvq_head_take_free(struct pvq_qspinlock *lock)
 	       cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0;
 }
 
-/* Take the lock that our pending bit reserves: pending -> locked at once. */
+/*
+ * Take the lock that our pending bit reserves: pending -> locked at once.
+ * Read first: while the owner holds the lock, a cmpxchg on every spin
+ * would pull the line away from it in its critical section.
+ */
 static bool pvq_head_take_reserved(struct pvq_qspinlock *lock)
 {
 	/* Acquire: the critical section follows. */
-	return cmpxchg_acquire(&lock->locked_pending, PVQ_PENDING_VAL,
+	return !READ_ONCE(lock->locked) &&
+	       cmpxchg_acquire(&lock->locked_pending, PVQ_PENDING_VAL,
 			       PVQ_LOCKED_VAL) == PVQ_PENDING_VAL;
+}
+
+/* Unfair queue head: no more stealing until we have the lock. */
+static void pvq_head_block_stealing(struct pvq_qspinlock *lock, bool *block)
+{
+	*block = true;
+	WRITE_ONCE(lock->pending, 1);
+	pvq_stat_inc(steal_block);
 }
 
 /*
@@ -321,13 +363,9 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
 		 * threshold below 256 still gets a look before we halt.
 		 */
 		if (!*block &&
-		    (!(loop & PVQ_PREV_CHECK_MASK) || loop == 1) &&
-		    local_clock() >= block_at) {
-			/* Starving: no more stealing until we have the lock. */
-			*block = true;
-			WRITE_ONCE(lock->pending, 1);
-			pvq_stat_inc(steal_block);
-		}
+		    (!(loop & PVQ_CLOCK_CHECK_MASK) || loop == 1) &&
+		    local_clock() >= block_at)
+			pvq_head_block_stealing(lock, block);	/* starving */
 		cpu_relax();
 	}
 	return false;
@@ -340,14 +378,18 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
  * ourselves, or the table would hold two entries for one lock.
  *
  * Fair mode blocks stealing while it spins and lets stealers in while it
- * halts.  Unfair mode lets them in until it has waited the starvation bound,
- * then blocks them until it owns the lock, halted or not.
+ * halts.  Unfair mode lets them in until it has waited the starvation bound
+ * or is about to halt for the second time, whichever comes first, then
+ * blocks them until it owns the lock, halted or not.
+ *
+ * A head that cannot halt (pvq_pv_can_wait()) only spins, in either mode.
  */
 static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 					 struct pvq_mcs_node *node,
 					 const bool unfair)
 {
 	bool halted = false, block = !unfair, pred_hashed;
+	bool can_wait = pvq_pv_can_wait();
 	u64 block_at = unfair ? pvq_unfair_deadline() : 0;
 	u8 locked;
 
@@ -355,9 +397,21 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 		WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
 		if (pvq_head_spin(lock, &block, block_at))
 			break;
-		/* Fair: about to halt, let running vCPUs take the lock. */
-		if (!unfair)
+		if (!can_wait)
+			continue;
+		if (!unfair) {
+			/* Fair: about to halt, let running vCPUs take the lock. */
 			WRITE_ONCE(lock->pending, 0);
+		} else if (halted && !block) {
+			/*
+			 * Unfair, robbed once already: while we halted, and
+			 * until the host ran us after the kick, anybody could
+			 * pass us.  Not a second time: from here on how long
+			 * we are passed does not depend on how slowly our
+			 * vCPU wakes.
+			 */
+			pvq_head_block_stealing(lock, &block);
+		}
 
 		/*
 		 * Read barrier: pvq_pv_kick_node() set ->pred_hashed before

@@ -24,6 +24,8 @@ void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked);
 /* The lock -> queue head hash table: allocate before first use. */
 int pvq_pv_hash_init(void);
 void pvq_pv_hash_exit(void);
+/* Its number of slots (for tests and diagnostics). */
+unsigned long pvq_pv_hash_entries(void);
 
 static __always_inline void pvq_pvqspin_init(struct pvq_qspinlock *lock)
 {

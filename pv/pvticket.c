@@ -5,8 +5,13 @@
  * A waiter spins pvq_spin_threshold loops for its ticket, then records
  * (lock, wanted ticket) for its CPU, sets the slowpath flag, re-checks the
  * head and halts until the head moves.  An unlock that sees the flag looks
- * for the CPU that waits for the new head ticket and kicks it, and clears
- * the flag once nobody is left waiting.
+ * for the CPU that waits for the new head ticket and kicks it; the new
+ * owner clears the flag when nobody is left waiting.
+ *
+ * A waiter that cannot halt (pvq_pv_can_wait(): NMI context always, and
+ * interrupts off on the ipi and strict backends) only spins: it sets no
+ * flag, so its unlocker stays on the fast path, and it never touches its
+ * CPU's record, which may belong to the context it interrupted.
  */
 #include <linux/atomic.h>
 #include <linux/compiler.h>
@@ -19,20 +24,24 @@
 #include "pv_ops.h"
 #include "lock_stats.h"
 
-/* What this CPU waits for; lock is NULL when it waits for nothing. */
+/*
+ * What this CPU waits for; lock is NULL when it waits for nothing.  Read
+ * by every unlocker that sees the flag: a line of its own per CPU.
+ */
 struct pvq_ticket_waiter {
 	struct pvq_pvticketlock *lock;
 	u16 want;
 };
 
-static DEFINE_PER_CPU(struct pvq_ticket_waiter, pvq_ticket_waiters);
+static DEFINE_PER_CPU_ALIGNED(struct pvq_ticket_waiter, pvq_ticket_waiters);
 /* CPUs that may have a record: the unlocker searches only these. */
 static struct cpumask pvq_ticket_waiting_cpus;
 
 static bool pvq_ticket_served(struct pvq_pvticketlock *lock, u16 want)
 {
 	/* Acquire: pairs with the unlock's fully ordered head update. */
-	return smp_load_acquire(&lock->tickets.head) == want;
+	return (smp_load_acquire(&lock->tickets.head) &
+		~PVQ_PVTICKET_SLOW_FLAG) == want;
 }
 
 /* Replace the record; pairs with the smp_rmb() in pvq_ticket_kick(). */
@@ -53,31 +62,35 @@ static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
 {
 	struct pvq_ticket_waiter *w = this_cpu_ptr(&pvq_ticket_waiters);
 	/*
-	 * We may be an interrupt handler that arrived between another
-	 * wait's record and its halt: put that record back when done, or
-	 * the unlock that serves it would find nobody to kick.
+	 * We may be a softirq or (kvm backend) hard interrupt that arrived
+	 * between another wait's record and its wait(): put that record back
+	 * when done, or the unlock that serves it would find nobody to kick.
+	 * An unlock of that lock meanwhile finds our record instead, but it
+	 * moved the head first, so that wait's check does not halt.  Only an
+	 * NMI could land between that check and the halt, and NMIs never get
+	 * here (pvq_pv_can_wait()).
 	 */
 	struct pvq_pvticketlock *outer_lock = READ_ONCE(w->lock);
 	u16 outer_want = READ_ONCE(w->want);
 	u64 start;
-	u16 head;
+	u32 old;
 
 	pvq_ticket_record(w, lock, want);
 	cpumask_set_cpu(smp_processor_id(), &pvq_ticket_waiting_cpus);
 
 	/*
-	 * Fully ordered: the record and the flag are visible before we read
-	 * the head again; the unlocker updates the head before it reads the
-	 * flag.  So either we see our ticket served, or it sees the flag and
-	 * finds our record.
+	 * Fully ordered, and it returns the head: the record and the flag
+	 * are visible before we look at the head, and the unlocker's xadd
+	 * moves the head and reads the flag in one step.  One of the two
+	 * atomics comes first: either we see our ticket served, or the
+	 * unlock sees the flag and finds our record.
 	 */
-	atomic_fetch_or(PVQ_PVTICKET_SLOW_FLAG << PVQ_TICKET_TAIL_SHIFT,
-			&lock->tickets.val);
-	head = READ_ONCE(lock->tickets.head);
-	if (head != want) {
+	old = atomic_fetch_or(PVQ_PVTICKET_SLOW_FLAG, &lock->tickets.val);
+	if (pvq_pvticket_served(old) != want) {
 		start = pvq_stat_clock();
-		/* Low byte of the head: it changes on every unlock. */
-		pvq_pv_wait((u8 *)&lock->tickets.head, (u8)head);
+		/* Low byte of the head, flag set: every unlock changes it. */
+		pvq_pv_wait((u8 *)&lock->tickets.head,
+			    (u8)(pvq_ticket_head(old) | PVQ_PVTICKET_SLOW_FLAG));
 		pvq_stat_add(PVQ_EV_time_blocked_ns, pvq_stat_clock() - start);
 	}
 
@@ -99,18 +112,18 @@ static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
  */
 static void pvq_ticket_clear_flag(struct pvq_pvticketlock *lock, u16 want)
 {
-	u32 slow = (u32)((u16)(want + PVQ_PVTICKET_INC) |
-			 PVQ_PVTICKET_SLOW_FLAG) << PVQ_TICKET_TAIL_SHIFT |
-		   want;
+	u32 slow = (u32)(u16)(want + PVQ_PVTICKET_INC) << PVQ_TICKET_TAIL_SHIFT |
+		   want | PVQ_PVTICKET_SLOW_FLAG;
 
 	if (atomic_read(&lock->tickets.val) == (int)slow)
 		atomic_cmpxchg_relaxed(&lock->tickets.val, slow,
-				       slow & ~(PVQ_PVTICKET_SLOW_FLAG <<
-						PVQ_TICKET_TAIL_SHIFT));
+				       slow & ~PVQ_PVTICKET_SLOW_FLAG);
 }
 
 void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
 {
+	/* Fixed for this acquisition: its context and irq state are. */
+	bool can_wait = pvq_pv_can_wait();
 	bool halted = false;
 	int loop;
 
@@ -120,8 +133,10 @@ void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
 				goto out;
 			cpu_relax();
 		}
-		pvq_ticket_halt(lock, want);
-		halted = true;
+		if (can_wait) {
+			pvq_ticket_halt(lock, want);
+			halted = true;
+		}
 	}
 out:
 	if (halted)
@@ -151,17 +166,14 @@ static void pvq_ticket_kick(struct pvq_pvticketlock *lock, u16 want)
 }
 
 /*
- * @old: the lock word just before our unlock.  We no longer own the lock,
- * and whoever takes it next may free it: compare its address, never touch
- * its memory.
+ * @head: the head just before our unlock, flag set.  We no longer own the
+ * lock, and whoever takes it next may free it: compare its address, never
+ * touch its memory.  Nobody may wait for the next ticket (a stale flag):
+ * then no record matches and nobody is kicked.
  */
-void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u32 old)
+void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u16 head)
 {
-	u16 head = pvq_ticket_head(old) + PVQ_PVTICKET_INC;
-	u16 tail = pvq_ticket_tail(old) & ~PVQ_PVTICKET_SLOW_FLAG;
-
 	pvq_stat_inc(released_slow);
-	/* Free now: the lock must not be touched (pvq_ticket_clear_flag()). */
-	if (head != tail)
-		pvq_ticket_kick(lock, head);
+	pvq_ticket_kick(lock, (u16)((head & ~PVQ_PVTICKET_SLOW_FLAG) +
+				    PVQ_PVTICKET_INC));
 }

@@ -2,10 +2,13 @@
 /*
  * Paravirtual ticket lock, after the 2013 PV ticketlock series (V9).
  *
- * Tickets advance by 2, so the low bit of the tail is free to serve as the
+ * Tickets advance by 2, so the low bit of the head is free to serve as the
  * "slowpath" flag: set by a waiter that is about to halt, it tells the
  * unlocker to look for the CPU waiting for the next ticket and kick it.
- * Without halted waiters the flag is clear and unlock is one atomic update.
+ * The flag sits in the head (as in the 2015 version of the series), so
+ * that unlock is one wait-free xadd on the head that also returns the
+ * flag; with the flag in the tail, unlock had to cmpxchg the whole word
+ * and retry every time a contender took a ticket meanwhile.
  * See Documentation/pv.rst.
  */
 #ifndef PVQ_PVTICKET_H
@@ -18,7 +21,7 @@
 #include "ticket.h"
 
 #define PVQ_PVTICKET_INC	2
-#define PVQ_PVTICKET_SLOW_FLAG	1	/* in the tail */
+#define PVQ_PVTICKET_SLOW_FLAG	1	/* in the head */
 
 /* Same word as the ticket lock: head in the low half, tail in the high. */
 struct pvq_pvticketlock {
@@ -26,7 +29,13 @@ struct pvq_pvticketlock {
 };
 
 void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want);
-void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u32 old);
+void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u16 head);
+
+/* The ticket now served, without the flag. */
+static __always_inline u16 pvq_pvticket_served(u32 val)
+{
+	return pvq_ticket_head(val) & ~PVQ_PVTICKET_SLOW_FLAG;
+}
 
 static __always_inline void pvq_pvticket_init(struct pvq_pvticketlock *lock)
 {
@@ -39,9 +48,9 @@ static __always_inline void pvq_pvticket_lock(struct pvq_pvticketlock *lock)
 	u32 old = atomic_fetch_add_acquire(PVQ_PVTICKET_INC <<
 					   PVQ_TICKET_TAIL_SHIFT,
 					   &lock->tickets.val);
-	u16 want = pvq_ticket_tail(old) & ~PVQ_PVTICKET_SLOW_FLAG;
+	u16 want = pvq_ticket_tail(old);
 
-	if (likely(pvq_ticket_head(old) == want))
+	if (likely(pvq_pvticket_served(old) == want))
 		return;
 	pvq_pvticket_lock_slowpath(lock, want);
 }
@@ -49,9 +58,8 @@ static __always_inline void pvq_pvticket_lock(struct pvq_pvticketlock *lock)
 static __always_inline bool pvq_pvticket_trylock(struct pvq_pvticketlock *lock)
 {
 	int old = atomic_read(&lock->tickets.val);
-	u16 tail = pvq_ticket_tail(old) & ~PVQ_PVTICKET_SLOW_FLAG;
 
-	if (pvq_ticket_head(old) != tail)
+	if (pvq_pvticket_served(old) != pvq_ticket_tail(old))
 		return false;
 	/* Acquire: the critical section cannot begin before we own the lock. */
 	return atomic_try_cmpxchg_acquire(&lock->tickets.val, &old,
@@ -63,28 +71,35 @@ static __always_inline bool pvq_pvticket_is_locked(struct pvq_pvticketlock *lock
 {
 	u32 val = atomic_read(&lock->tickets.val);
 
-	return pvq_ticket_head(val) !=
-	       (pvq_ticket_tail(val) & ~PVQ_PVTICKET_SLOW_FLAG);
+	return pvq_pvticket_served(val) != pvq_ticket_tail(val);
+}
+
+/* Somebody besides the owner holds a ticket. */
+static __always_inline bool
+pvq_pvticket_is_contended(struct pvq_pvticketlock *lock)
+{
+	u32 val = atomic_read(&lock->tickets.val);
+
+	return (u16)(pvq_ticket_tail(val) - pvq_pvticket_served(val)) >
+	       PVQ_PVTICKET_INC;
 }
 
 static __always_inline void pvq_pvticket_unlock(struct pvq_pvticketlock *lock)
 {
-	int old = atomic_read(&lock->tickets.val);
+	u16 head;
 
 	PVQ_DEBUG_WARN(!pvq_pvticket_is_locked(lock));
 	/*
-	 * Fully ordered: the critical section is visible before the next
-	 * ticket is served, and the slowpath flag is read in the same atomic
-	 * step, after the head moved (a waiter that sets the flag later sees
-	 * the new head by itself).  A cmpxchg rather than an add, so that the
-	 * head wrapping at 16 bits cannot carry into the tail's flag.
+	 * Fully ordered (xadd): the critical section is visible before the
+	 * next ticket is served, and the flag is read in the same atomic
+	 * step, after the head moved (a waiter that sets the flag later
+	 * sees the new head in its own atomic step).  16 bits wide, so the
+	 * head wraps without carrying into the tail, and the flag bit is
+	 * left as it is.  One instruction whatever the contenders do.
 	 */
-	while (!atomic_try_cmpxchg(&lock->tickets.val, &old,
-				   (old & ~0xffff) |
-				   (u16)(pvq_ticket_head(old) + PVQ_PVTICKET_INC)))
-		;
-	if (unlikely(pvq_ticket_tail(old) & PVQ_PVTICKET_SLOW_FLAG))
-		pvq_pvticket_unlock_slowpath(lock, old);
+	head = xadd(&lock->tickets.head, (u16)PVQ_PVTICKET_INC);
+	if (unlikely(head & PVQ_PVTICKET_SLOW_FLAG))
+		pvq_pvticket_unlock_slowpath(lock, head);
 }
 
 #endif /* PVQ_PVTICKET_H */

@@ -23,6 +23,7 @@ PVQ_LOCK_EVENT(spurious)	/* a halted waiter woke with nothing changed */
 PVQ_LOCK_EVENT(hash_hops)	/* extra hash-table slots probed past the first */
 PVQ_LOCK_EVENT(kick_latency_ns)	/* total ns from kick to the kicked CPU running */
 PVQ_LOCK_EVENT(kick_offline)	/* a kick dropped: its target CPU was offline (expect 0) */
+PVQ_LOCK_EVENT(kick_deferred)	/* a kick from NMI context, sent by an irq_work after it */
 /* Unfair PV queued spinlock (PARAVIRT_UNFAIR_LOCKS=y) */
 PVQ_LOCK_EVENT(unfair_steal)	/* a contender stole the lock before queueing */
 PVQ_LOCK_EVENT(steal_block)	/* a starving queue head blocked stealing */

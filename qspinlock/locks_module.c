@@ -118,14 +118,23 @@ static int pvq_pv_init(void)
 		       pv_backend);
 	if (err)
 		return err;
-	pr_info("pv backend %s, spin_threshold %d\n", pvq_pv->name,
-		pvq_spin_threshold);
+	pr_info("pv backend %s (%s), spin_threshold %d\n", pvq_pv->name,
+		pvq_pv_reason, pvq_spin_threshold);
 	return 0;
+}
+
+static void pvq_pv_fini(void)
+{
+	pvq_pv_exit();
 }
 #else
 static int pvq_pv_init(void)
 {
 	return 0;
+}
+
+static void pvq_pv_fini(void)
+{
 }
 #endif
 
@@ -481,6 +490,7 @@ static void __exit pvq_locks_exit(void)
 {
 	pvq_debugfs_exit();
 	pvq_hash_exit();
+	pvq_pv_fini();
 }
 
 module_init(pvq_locks_init);

@@ -241,6 +241,10 @@ static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
 	int idx;
 
 	BUILD_BUG_ON(sizeof(struct pvq_qspinlock) != 4);
+	/* No node straddles two cache lines (qspinlock_internal.h). */
+	BUILD_BUG_ON(sizeof(struct pvq_mcs_node) &
+		     (sizeof(struct pvq_mcs_node) - 1));
+	BUILD_BUG_ON(SMP_CACHE_BYTES % sizeof(struct pvq_mcs_node));
 	BUILD_BUG_ON(CONFIG_NR_CPUS >= (1U << PVQ_TAIL_CPU_BITS));
 
 	pvq_stat_inc(slowpath);
@@ -252,11 +256,15 @@ static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
 	 * corrupts a node in use below us.  It must not take the pending bit
 	 * either: a pending waiter that then backs off to trylock spinning
 	 * could make a queue head that raced with it wait for a successor
-	 * that never comes.
+	 * that never comes.  The native trylock needs the whole word free,
+	 * so behind a queue that never empties it would spin for ever; the
+	 * PV instances take the lock whenever it is free and no head blocks
+	 * stealing (their heads take the lock with a cmpxchg, so they can).
 	 */
 	if (unlikely(node->count >= PVQ_MAX_NODES)) {
 		pvq_stat_inc(nest_overflow);
-		while (!pvq_qspin_trylock(lock))
+		while (!(pv ? pvq_pv_trylock_steal(lock) :
+			      pvq_qspin_trylock(lock)))
 			cpu_relax();
 		return;
 	}

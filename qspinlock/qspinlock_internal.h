@@ -16,6 +16,20 @@ enum pvq_vcpu_state {
 	PVQ_VCPU_HASHED,	/* in the hash table: the unlocker will kick it */
 };
 
+/*
+ * A power-of-two size (16 bytes native, 32 with the PV fields), so that
+ * the nodes tile their cache lines and none straddles two: a waiter spins
+ * on one line and its predecessor writes one line.  The per-CPU array is
+ * cache-line aligned and a whole number of lines long, and per-CPU data
+ * that other CPUs write (kick times, strict kick counts, pvticket records)
+ * sits on lines of its own.
+ */
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+#define PVQ_MCS_NODE_ALIGN	32
+#else
+#define PVQ_MCS_NODE_ALIGN	16
+#endif
+
 struct pvq_mcs_node {
 	struct pvq_mcs_node *next;	/* successor in the queue */
 	int locked;			/* 1: we are the queue head */
@@ -25,7 +39,7 @@ struct pvq_mcs_node {
 	u8 state;			/* enum pvq_vcpu_state */
 	u8 pred_hashed;			/* hashed by the previous owner */
 #endif
-};
+} __aligned(PVQ_MCS_NODE_ALIGN);
 
 DECLARE_PER_CPU_ALIGNED(struct pvq_mcs_node, pvq_mcs_nodes[PVQ_MAX_NODES]);
 

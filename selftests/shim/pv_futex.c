@@ -57,6 +57,15 @@ static long pvq_futex(u32 *uaddr, int op, u32 val)
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
 }
 
+/*
+ * As the kernel's ipi backend: no halting in NMI context, nor with
+ * interrupts off (shim.h), where no kick could wake the CPU.
+ */
+static bool pvq_futex_can_wait(void)
+{
+	return !shim_in_nmi && !shim_irqs_off;
+}
+
 static void pvq_futex_wait(u8 *ptr, u8 val)
 {
 	struct pvq_futex_cpu *c = this_cpu_ptr(&pvq_futex_cpus);
@@ -64,6 +73,8 @@ static void pvq_futex_wait(u8 *ptr, u8 val)
 
 	pvq_futex_call_hook(pvq_futex_entry_hook);
 	pvq_futex_count(&c->waits);
+	if (!pvq_futex_can_wait())
+		return;			/* the caller keeps spinning */
 	/*
 	 * Acquire, before the check: a kick bumps the sequence after making
 	 * the change it announces.  If we see the bump we see the change and
@@ -93,6 +104,11 @@ static void pvq_futex_kick(int cpu)
 }
 
 /* none: pure spinning, to see what the PV hooks cost by themselves. */
+static bool pvq_none_can_wait(void)
+{
+	return true;
+}
+
 static void pvq_none_wait(u8 *ptr, u8 val)
 {
 	pvq_futex_count(&this_cpu_ptr(&pvq_futex_cpus)->waits);
@@ -104,14 +120,17 @@ static void pvq_none_kick(int cpu)
 }
 
 static const struct pvq_pv_ops pvq_pv_futex = {
-	.name = "futex", .wait = pvq_futex_wait, .kick = pvq_futex_kick,
+	.name = "futex", .can_wait = pvq_futex_can_wait,
+	.wait = pvq_futex_wait, .kick = pvq_futex_kick,
 };
 
 static const struct pvq_pv_ops pvq_pv_none = {
-	.name = "none", .wait = pvq_none_wait, .kick = pvq_none_kick,
+	.name = "none", .can_wait = pvq_none_can_wait,
+	.wait = pvq_none_wait, .kick = pvq_none_kick,
 };
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_futex;
+const char *pvq_pv_reason = "userspace";
 int pvq_spin_threshold = PVQ_FUTEX_SPIN_THRESHOLD;
 
 /* The kernel's names: kvm and ipi exist, but cannot work in userspace. */
@@ -126,6 +145,11 @@ int pvq_pv_select(const char *name)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+/* Nothing is ever deferred here. */
+void pvq_pv_exit(void)
+{
 }
 
 unsigned long pvq_futex_waits(int cpu)

@@ -4,6 +4,9 @@
  *
  * "futex" (the default): wait() parks the calling CPU's thread on a futex
  * word of its own, a sequence number that every kick() to that CPU bumps.
+ * Like the kernel's ipi backend it cannot halt in NMI context or with
+ * interrupts off (shim_in_nmi, shim_irqs_off in shim.h): can_wait() says
+ * no there, and wait() returns at once.
  * "none": wait() returns at once and kick() does nothing, like the
  * kernel's none backend.  pvq_pv_select() chooses ("auto" is "futex").
  *

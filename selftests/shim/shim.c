@@ -16,6 +16,9 @@
 #include "shim.h"
 
 __thread int shim_this_cpu = -1;
+__thread int shim_in_nmi;
+__thread int shim_irqs_off;
+struct shim_rmw_count shim_rmws[SHIM_NR_CPUS];
 uintptr_t shim_percpu_offset[SHIM_NR_CPUS];
 unsigned long shim_warnings;
 

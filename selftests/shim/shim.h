@@ -27,6 +27,45 @@
 extern __thread int shim_this_cpu;
 extern uintptr_t shim_percpu_offset[SHIM_NR_CPUS];
 
+/*
+ * The calling thread's context, as far as the PV locks care: a test sets
+ * these around code that plays an NMI handler, or a section with
+ * interrupts off.  The userspace backend answers pvq_pv_can_wait() from
+ * them as the kernel's ipi backend does (pv_futex.h).
+ */
+extern __thread int shim_in_nmi;
+extern __thread int shim_irqs_off;
+
+/*
+ * Atomic read-modify-writes issued by each CPU (xchg, xadd, cmpxchg, the
+ * atomic_t RMWs), successful or not: each one takes its cache line
+ * exclusive, so tests measure the traffic a lock path causes with it.
+ * Only the CPU's own thread writes its counter.
+ */
+struct shim_rmw_count {
+	unsigned long n;
+} __aligned(SHIM_CACHELINE);
+extern struct shim_rmw_count shim_rmws[SHIM_NR_CPUS];
+
+static inline void shim_count_rmw(void)
+{
+#ifndef SHIM_NO_RMW_COUNT	/* the fast-path benchmark measures without it */
+	int cpu = shim_this_cpu;
+	unsigned long *n;
+
+	if (cpu < 0 || cpu >= SHIM_NR_CPUS)
+		return;
+	n = &shim_rmws[cpu].n;
+	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+#endif
+}
+
+static inline unsigned long shim_rmws_of(int cpu)
+{
+	return __atomic_load_n(&shim_rmws[cpu].n, __ATOMIC_RELAXED);
+}
+
 void shim_register_cpu(int cpu);
 void shim_unregister_cpu(void);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xchg() and cmpxchg() on any naturally aligned scalar or pointer (1, 2, 4
+ * xchg(), xadd() and cmpxchg() on any naturally aligned scalar or pointer (1, 2, 4
  * or 8 bytes), with the kernel's orderings: the plain forms are fully
  * ordered, the suffixed ones mean what they say, and a failed cmpxchg
  * orders nothing.  Both return the value found in memory.
@@ -20,18 +20,28 @@
 
 #include <linux/compiler.h>
 
-#define __shim_xchg(ptr, x, order)					\
-	__atomic_exchange_n((ptr), (x), (order))
+#include "../../shim.h"
+
+#define __shim_xchg(ptr, x, order) ({					\
+	shim_count_rmw();						\
+	__atomic_exchange_n((ptr), (x), (order));			\
+})
 
 #define __shim_cmpxchg(ptr, old, new, success, failure) ({		\
 	__typeof__(*(ptr)) __old = (old);				\
 									\
+	shim_count_rmw();						\
 	__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
 				    (success), (failure));		\
 	__old;								\
 })
 
 #define xchg(ptr, x)		__shim_xchg(ptr, x, __ATOMIC_SEQ_CST)
+/* x86's xadd(): fully ordered fetch-and-add of any width, returns the old value. */
+#define xadd(ptr, inc) ({						\
+	shim_count_rmw();						\
+	__atomic_fetch_add((ptr), (inc), __ATOMIC_SEQ_CST);		\
+})
 #ifndef __SANITIZE_THREAD__
 #define xchg_relaxed(ptr, x)	__shim_xchg(ptr, x, __ATOMIC_RELAXED)
 #else

@@ -4,6 +4,7 @@
  * kernel's ordering semantics: a failed cmpxchg orders nothing, the
  * _acquire/_relaxed suffixes mean what they say, and the unsuffixed
  * value-returning operations are fully ordered (see <asm/cmpxchg.h>).
+ * Every read-modify-write is counted for its CPU (shim_rmws, shim.h).
  */
 #ifndef _SHIM_LINUX_ATOMIC_H
 #define _SHIM_LINUX_ATOMIC_H
@@ -46,6 +47,7 @@ static __always_inline bool
 atomic_try_cmpxchg_acquire(atomic_t *v, int *old, int new)
 {
 	shim_on_cpu();
+	shim_count_rmw();
 	return __atomic_compare_exchange_n(&v->counter, old, new, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
@@ -54,6 +56,7 @@ static __always_inline bool
 atomic_try_cmpxchg_relaxed(atomic_t *v, int *old, int new)
 {
 	shim_on_cpu();
+	shim_count_rmw();
 	return __atomic_compare_exchange_n(&v->counter, old, new, false,
 					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
@@ -61,6 +64,7 @@ atomic_try_cmpxchg_relaxed(atomic_t *v, int *old, int new)
 static __always_inline bool atomic_try_cmpxchg(atomic_t *v, int *old, int new)
 {
 	shim_on_cpu();
+	shim_count_rmw();
 	return __atomic_compare_exchange_n(&v->counter, old, new, false,
 					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
@@ -75,18 +79,21 @@ static __always_inline int atomic_cmpxchg_relaxed(atomic_t *v, int old,
 static __always_inline int atomic_fetch_or(int i, atomic_t *v)
 {
 	shim_on_cpu();
+	shim_count_rmw();
 	return __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST);
 }
 
 static __always_inline int atomic_fetch_or_acquire(int i, atomic_t *v)
 {
 	shim_on_cpu();
+	shim_count_rmw();
 	return __atomic_fetch_or(&v->counter, i, __ATOMIC_ACQUIRE);
 }
 
 static __always_inline int atomic_fetch_add_acquire(int i, atomic_t *v)
 {
 	shim_on_cpu();
+	shim_count_rmw();
 	return __atomic_fetch_add(&v->counter, i, __ATOMIC_ACQUIRE);
 }
 
