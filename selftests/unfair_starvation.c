@@ -33,7 +33,30 @@
  * the clock (pvq_unfair_deadline(), pvq_head_spin(), and with LOCK_STATS
  * the kick-latency stamp of a waiter woken as head).
  *
- * Checks:
+ * A second run checks the wake-latency term.  A head that halts before
+ * its bound is passed while it is halted and until its vCPU runs after the
+ * kick, and it could be so, halt after halt, up to the bound: how often
+ * would depend on how slowly it wakes.  So pvq_wait_head() has a head
+ * that was robbed once (halted, woke, found the lock taken) block stealing
+ * before it halts again: once its second halt has begun, nobody else takes
+ * the lock before it (the owner of the moment has it already).  The
+ * second-halt run sets starvation_bound_us beyond the whole test
+ * (SECOND_HALT_BOUND_US, more than the module parameter allows), so that
+ * only that rule blocks stealing, and counts for every head wait the
+ * acquisitions by others after its second wait() on the locked byte
+ * began (late_wake_wait() sees every halt; a queue head halts on
+ * &lock->locked, a waiter behind it on its node).
+ *
+ * An owner counts its acquisition in its critical section, so the owner of
+ * the moment may count after the head's second halt began although it took
+ * the lock before.  Owners also say when they are done with the count
+ * (shared.released, just before the unlock): if none is between the two
+ * when the head halts, the next count may be such a late one, and is not
+ * held against the head (second_halt_base()).  Then the count is exact
+ * for the new rule, 0 whatever the scheduler does; without the rule it
+ * misses at most one of the passes.
+ *
+ * Checks, bound run (-b, default 0):
  *   1. no lost updates and the lock free at the end (else the counts lie);
  *   2. no queue head was passed more than HEAD_PASS_LIMIT times after it
  *      started its starvation clock, over at least MIN_HEAD_WAITS head
@@ -41,13 +64,24 @@
  *      context switch, from getrusage()) are reported but not judged: a
  *      head preempted before it blocks is the "wake latency" case;
  *   3. LOCK_STATS=y: steal_block > 0, the bound really engaged.
- * The whole waits (passes and time) are reported, not judged.
+ * Second-halt run (starvation_bound_us SECOND_HALT_BOUND_US):
+ *   4. as 1;
+ *   5. no queue head was passed after its second halt began, in any head
+ *      wait (preempted or not: the pending bit holds while the head is off
+ *      its cpu), over at least MIN_SECOND_HALTS waits with a second halt.
+ * The whole waits (passes and time) are reported, not judged.  -m runs one
+ * of the two runs only (the other's checks are skipped).
  *
  * "make break-check" runs it with -b 1000000 (the bound longer than the
- * run: the head never blocks stealing) and requires check 2 to fail: it
- * does, by thousands of passes, in about a hundred head waits of a run.
- * -T tas measures the test-and-set lock for comparison (it has no queue
- * head: checks 2 and 3 are skipped).
+ * run: the head never blocks stealing before its second halt) and
+ * requires check 2 to fail: it does, the worst head of a run passed 590
+ * to 1,200 times in 23 to 104 head waits over the limit (before the block
+ * at the second halt: thousands of times, in about a hundred).
+ * Without the block before the second halt (pvq_wait_head()), check 5
+ * fails in (nearly) every head wait that halted twice, the worst of a run
+ * passed 2,000 to 6,000 times.  -T tas measures the test-and-set lock for
+ * comparison (it has no queue head: checks 2, 3 and the second-halt run
+ * are skipped).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,10 +109,21 @@
 #include "kselftest.h"
 #include "stress_helpers.h"
 
-/* Run at least this long, longer (up to MAX_MS) until enough head waits. */
+/*
+ * Each run lasts at least this long, longer (up to MAX_MS) until enough
+ * head waits: MIN_HEAD_WAITS in the bound run, MIN_SECOND_HALTS waits
+ * with a second halt in the second-halt run.
+ */
 #define DEFAULT_DURATION_MS	1000
 #define MAX_MS			5000
 #define MIN_HEAD_WAITS		20
+#define MIN_SECOND_HALTS	20
+/*
+ * The second-halt run's starvation_bound_us: 100 s, beyond any run of
+ * the test (MAX_MS, WATCHDOG_MS), so that no head reaches it.  The module
+ * parameter stops at 1 s; the lock code takes any int.
+ */
+#define SECOND_HALT_BOUND_US	100000000
 /*
  * Passes of a head after it started its clock, with bound 0: the owner
  * when it started, and a steal racing with its first look at the clock.
@@ -146,6 +191,8 @@ static union {
 static struct {
 	/* Plain increments under the lock: a broken lock loses some. */
 	unsigned long seq;
+	/* seq as it was left by the last owner to unlock. */
+	unsigned long released;
 } shared __aligned(SHIM_CACHELINE);
 
 struct worker {
@@ -160,7 +207,16 @@ struct worker {
 	u64 head_over_limit;
 	u64 preempted_head_waits;	/* as queue head, preempted */
 	u64 worst_preempted_head_passes;
+	u64 second_halts;		/* head waits that halted twice */
+	u64 second_halts_passed;	/* of them, passed after it */
+	u64 worst_second_halt_passes;
 } __aligned(SHIM_CACHELINE);
+
+enum starve_run {
+	RUN_BOUND = 1,		/* -b: passes after the head's clock started */
+	RUN_SECOND_HALT = 2,	/* passes after the head's second halt began */
+	RUN_ALL = RUN_BOUND | RUN_SECOND_HALT,
+};
 
 static struct {
 	const struct starve_type *type;
@@ -174,6 +230,7 @@ static struct {
 	int steal_budget;
 	int spin_threshold;
 	int late_wake_us;
+	unsigned int runs;	/* enum starve_run */
 } cfg = {
 	.type = &types[0],
 	.duration_ms = DEFAULT_DURATION_MS,
@@ -181,16 +238,22 @@ static struct {
 	.bound_us = 0,
 	.spin_threshold = DEFAULT_SPIN_THRESHOLD,
 	.late_wake_us = DEFAULT_LATE_WAKE_US,
+	.runs = RUN_ALL,
 };
 
 static pthread_barrier_t start_barrier;
 static int stop;
 static unsigned int finished;
-static unsigned long head_waits_seen;
+static unsigned long head_waits_seen, second_halts_seen;
+static enum starve_run running;
 
-/* Set around lock(); where the head started its clock, if it did. */
+/*
+ * Set around lock(); where the head started its clock, if it did; how
+ * often it halted, and where its second halt began.
+ */
 static __thread bool in_lock, head_started;
-static __thread unsigned long head_seq;
+static __thread unsigned long head_seq, second_halt_seq;
+static __thread unsigned int head_halts;
 static __thread u64 head_t0;
 
 /*
@@ -211,17 +274,46 @@ u64 __wrap_local_clock(void)
 }
 
 /*
+ * The acquisitions that do not pass a queue head whose halt begins now:
+ * those counted so far, and the acquisition of the owner of the moment if
+ * it has not counted it yet (preempted between its lock() and its count,
+ * say).  An owner counts (seq) first in its critical section and stores
+ * the count in ->released just before it unlocks.  seq == released: no
+ * owner is between the two, so the next count may be such a late one.
+ */
+static unsigned long second_halt_base(void)
+{
+	/*
+	 * Acquire, pairs with the release in worker_fn(): seq is read after
+	 * ->released and is at least as new, so an owner that counts or
+	 * leaves between the two reads is seen as counted.
+	 */
+	unsigned long released = smp_load_acquire(&shared.released);
+	unsigned long seq = READ_ONCE(shared.seq);
+
+	return seq == released ? seq + 1 : seq;
+}
+
+/*
  * A halted queue head that the host does not run at once when it is
  * kicked: the futex backend's wait, then late_wake_us more asleep.
- * Waiters further back are woken on time.
+ * Waiters further back are woken on time.  A queue head halts on the
+ * locked byte: note where its second halt in this lock() begins.
  */
 static const struct pvq_pv_ops *futex_ops;
 
 static void late_wake_wait(u8 *ptr, u8 val)
 {
+	if (in_lock && ptr == &starve_lock.qspin.locked && ++head_halts == 2)
+		second_halt_seq = second_halt_base();
 	futex_ops->wait(ptr, val);
 	if (in_lock && head_started && cfg.late_wake_us)
 		usleep(cfg.late_wake_us);
+}
+
+static bool late_wake_can_wait(void)
+{
+	return futex_ops->can_wait();
 }
 
 static void late_wake_kick(int cpu)
@@ -231,6 +323,7 @@ static void late_wake_kick(int cpu)
 
 static const struct pvq_pv_ops late_wake_ops = {
 	.name = "futex, late head wake-up",
+	.can_wait = late_wake_can_wait,
 	.wait = late_wake_wait,
 	.kick = late_wake_kick,
 };
@@ -262,6 +355,16 @@ static void note_head_wait(struct worker *w, u64 passes, u64 ns,
 	__atomic_fetch_add(&head_waits_seen, 1, __ATOMIC_RELAXED);
 }
 
+/* A head wait that halted twice: passed @passes times after that. */
+static void note_second_halt(struct worker *w, u64 passes)
+{
+	w->second_halts++;
+	w->second_halts_passed += passes > 0;
+	if (passes > w->worst_second_halt_passes)
+		w->worst_second_halt_passes = passes;
+	__atomic_fetch_add(&second_halts_seen, 1, __ATOMIC_RELAXED);
+}
+
 static void *worker_fn(void *arg)
 {
 	const struct starve_type *type = cfg.type;
@@ -278,6 +381,7 @@ static void *worker_fn(void *arg)
 		seq0 = READ_ONCE(shared.seq);
 		t0 = stress_now_ns();
 		head_started = false;
+		head_halts = 0;
 		in_lock = true;
 		type->lock(&starve_lock);
 		in_lock = false;
@@ -285,6 +389,11 @@ static void *worker_fn(void *arg)
 		seq = shared.seq;
 		shared.seq = seq + 1;
 		stress_spin_work(CS_LOOPS);
+		/*
+		 * Counted, on the way out (second_halt_base()).  Release: the
+		 * count is visible first.
+		 */
+		smp_store_release(&shared.released, seq + 1);
 		type->unlock(&starve_lock);
 
 		w->acquisitions++;
@@ -295,6 +404,9 @@ static void *worker_fn(void *arg)
 		if (head_started)
 			note_head_wait(w, seq - head_seq, t1 - head_t0,
 				       involuntary_switches() != switches);
+		if (head_halts >= 2)
+			note_second_halt(w, seq > second_halt_seq ?
+					 seq - second_halt_seq : 0);
 		seed = seed * 1103515245 + 12345;
 		stress_spin_work((seed >> 16) & GAP_MASK);
 	}
@@ -317,12 +429,32 @@ static bool wait_finished(unsigned int limit_ms)
 	return stress_wait_finished(&finished, cfg.threads, limit_ms);
 }
 
+/* Enough head waits seen to judge the run's check? */
+static bool enough_waits(void)
+{
+	if (!cfg.type->has_head)
+		return true;
+	if (running == RUN_SECOND_HALT)
+		return __atomic_load_n(&second_halts_seen, __ATOMIC_RELAXED) >=
+		       MIN_SECOND_HALTS;
+	return __atomic_load_n(&head_waits_seen, __ATOMIC_RELAXED) >=
+	       MIN_HEAD_WAITS;
+}
+
 /* Run for duration_ms, and on (up to MAX_MS) until enough head waits. */
 static u64 run(struct worker *workers)
 {
 	u64 t_start, elapsed_ms;
 	unsigned int i;
 
+	stop = 0;
+	finished = 0;
+	head_waits_seen = 0;
+	second_halts_seen = 0;
+	shared.seq = 0;
+	shared.released = 0;
+	memset(workers, 0, cfg.threads * sizeof(struct worker));
+	pvq_lock_events_reset();
 	pthread_barrier_init(&start_barrier, NULL, cfg.threads + 1);
 	for (i = 0; i < cfg.threads; i++) {
 		workers[i].cpu = i;
@@ -337,9 +469,7 @@ static u64 run(struct worker *workers)
 		usleep(10000);
 		elapsed_ms = (stress_now_ns() - t_start) / 1000000;
 	} while (elapsed_ms < cfg.duration_ms ||
-		 (cfg.type->has_head && elapsed_ms < MAX_MS &&
-		  __atomic_load_n(&head_waits_seen, __ATOMIC_RELAXED) <
-		  MIN_HEAD_WAITS));
+		 (elapsed_ms < MAX_MS && !enough_waits()));
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	if (!wait_finished(WATCHDOG_MS))
 		ksft_exit_fail_msg("%s: %u of %u threads stuck on the lock\n",
@@ -356,7 +486,12 @@ static void report_worker(const struct worker *w)
 {
 	char head[160] = "";
 
-	if (cfg.type->has_head)
+	if (running == RUN_SECOND_HALT)
+		snprintf(head, sizeof(head),
+			 "; as head %llu waits, %llu halted twice, worst %llu passes after",
+			 w->head_waits + w->preempted_head_waits,
+			 w->second_halts, w->worst_second_halt_passes);
+	else if (cfg.type->has_head)
 		snprintf(head, sizeof(head),
 			 "; as head %llu waits, worst %llu passes / %llu us (preempted %llu, worst %llu)",
 			 w->head_waits, w->worst_head_passes,
@@ -399,6 +534,61 @@ static void check_heads(const struct worker *workers, u64 elapsed_ms)
 				      name, worst, HEAD_PASS_LIMIT);
 }
 
+/* Checks 1 and 4: the counts are sound. */
+static void check_counts(const struct worker *workers, const char *run_name,
+			 u64 elapsed_ms)
+{
+	u64 total = 0;
+	unsigned int i;
+	bool locked;
+
+	for (i = 0; i < cfg.threads; i++) {
+		report_worker(&workers[i]);
+		total += workers[i].acquisitions;
+	}
+	shim_register_cpu(0);
+	locked = cfg.type->is_locked(&starve_lock);
+	shim_unregister_cpu();
+	ksft_test_result(total && total == shared.seq && !locked,
+			 "%s%s: %llu acquisitions in %llu ms, none lost, lock %s at the end\n",
+			 cfg.type->name, run_name, total, elapsed_ms,
+			 locked ? "HELD" : "free");
+}
+
+/* Check 5: nobody passed a head after its second halt began. */
+static void check_second_halts(const struct worker *workers, u64 elapsed_ms)
+{
+	const char *name = cfg.type->name;
+	u64 halts = 0, passed = 0, worst = 0;
+	unsigned int i;
+
+	for (i = 0; i < cfg.threads; i++) {
+		halts += workers[i].second_halts;
+		passed += workers[i].second_halts_passed;
+		if (workers[i].worst_second_halt_passes > worst)
+			worst = workers[i].worst_second_halt_passes;
+	}
+	ksft_print_msg("%s: passes after a head's second halt began:\n", name);
+	ksft_print_msg("%llu head waits halted twice, %llu passed after, worst %llu passes\n",
+		       halts, passed, worst);
+#ifdef PVQ_LOCK_STATS
+	ksft_print_msg("steal_block %lu, wait_head %lu, wait_again %lu\n",
+		       pvq_lock_event_sum(PVQ_EV_steal_block),
+		       pvq_lock_event_sum(PVQ_EV_wait_head),
+		       pvq_lock_event_sum(PVQ_EV_wait_again));
+#endif
+	if (worst)
+		ksft_test_result_fail("%s: %llu passes after a second halt (%llu of %llu heads)\n",
+				      name, worst, passed, halts);
+	else if (halts < MIN_SECOND_HALTS)
+		ksft_test_result_fail("%s: %llu heads halted twice in %llu ms, too few (%d)\n",
+				      name, halts, elapsed_ms,
+				      MIN_SECOND_HALTS);
+	else
+		ksft_test_result_pass("%s: no head passed after its second halt (%llu heads)\n",
+				      name, halts);
+}
+
 /* Check 3: the heads really blocked stealing. */
 static void check_steal_block(void)
 {
@@ -422,18 +612,22 @@ static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-t threads] [-d ms] [-c cpus] [-b us] [-S loops] [-B steals]\n"
-		"       [-s loops] [-w us] [-T type]\n"
+		"       [-s loops] [-w us] [-T type] [-m runs]\n"
 		"  -t  threads, each its own CPU (default 2 x the pinned cpus, max %d)\n"
-		"  -d  run at least this long (default %d ms; on to %d ms until %d head waits)\n"
+		"  -d  each run lasts at least this long (default %d ms; on to %d ms until\n"
+		"      %d head waits, or %d that halted twice)\n"
 		"  -c  pin all threads to this many cpus, 0: no pinning (default %d)\n"
-		"  -b  starvation_bound_us (default 0; the limit of check 2 holds for 0)\n"
+		"  -b  starvation_bound_us of the bound run (default 0; the limit of\n"
+		"      check 2 holds for 0; the second-halt run uses %d)\n"
 		"  -S  steal_spin (default %d)\n"
 		"  -B  steal_budget (default %d, at most %d)\n"
 		"  -s  PV spin threshold (default %d)\n"
 		"  -w  a halted queue head wakes this many us after its kick (default %d, max %d)\n"
-		"  -T  pvqspinlock_unfair (default) or tas, for comparison\n",
+		"  -T  pvqspinlock_unfair (default) or tas, for comparison\n"
+		"  -m  bound (checks 1-3), second-halt (checks 4-5) or all (default)\n",
 		prog, SHIM_NR_CPUS, DEFAULT_DURATION_MS, MAX_MS,
-		MIN_HEAD_WAITS, DEFAULT_PIN_CPUS, PVQ_STEAL_SPIN_DEFAULT,
+		MIN_HEAD_WAITS, MIN_SECOND_HALTS, DEFAULT_PIN_CPUS,
+		SECOND_HALT_BOUND_US, PVQ_STEAL_SPIN_DEFAULT,
 		PVQ_STEAL_BUDGET_DEFAULT, PVQ_STEAL_BUDGET_MAX,
 		DEFAULT_SPIN_THRESHOLD, DEFAULT_LATE_WAKE_US, MAX_LATE_WAKE_US);
 	exit(KSFT_FAIL);
@@ -446,7 +640,7 @@ static void parse_args(int argc, char **argv)
 
 	cfg.steal_spin = pvq_steal_spin;
 	cfg.steal_budget = pvq_steal_budget;
-	while ((opt = getopt(argc, argv, "t:d:c:b:S:B:s:w:T:h")) != -1) {
+	while ((opt = getopt(argc, argv, "t:d:c:b:S:B:s:w:T:m:h")) != -1) {
 		switch (opt) {
 		case 't':
 			cfg.threads = strtoul(optarg, NULL, 0);
@@ -479,6 +673,16 @@ static void parse_args(int argc, char **argv)
 			if (strcmp(optarg, cfg.type->name))
 				print_usage(argv[0]);
 			break;
+		case 'm':
+			if (!strcmp(optarg, "bound"))
+				cfg.runs = RUN_BOUND;
+			else if (!strcmp(optarg, "second-halt"))
+				cfg.runs = RUN_SECOND_HALT;
+			else if (!strcmp(optarg, "all"))
+				cfg.runs = RUN_ALL;
+			else
+				print_usage(argv[0]);
+			break;
 		default:
 			print_usage(argv[0]);
 		}
@@ -492,22 +696,54 @@ static void parse_args(int argc, char **argv)
 		print_usage(argv[0]);
 }
 
+/* The bound run: checks 1 to 3. */
+static void bound_run(struct worker *workers)
+{
+	u64 elapsed_ms;
+
+	running = RUN_BOUND;
+	pvq_starvation_bound_us = cfg.bound_us;
+	ksft_print_msg("bound run: starvation_bound_us %d\n", cfg.bound_us);
+	elapsed_ms = run(workers);
+	check_counts(workers, "", elapsed_ms);
+	check_heads(workers, elapsed_ms);
+	check_steal_block();
+}
+
+/* The second-halt run: checks 4 and 5. */
+static void second_halt_run(struct worker *workers)
+{
+	u64 elapsed_ms;
+
+	if (!cfg.type->has_head) {
+		ksft_test_result_skip("%s: no second-halt run, no queue head\n",
+				      cfg.type->name);
+		ksft_test_result_skip("%s: no queue head to halt twice\n",
+				      cfg.type->name);
+		return;
+	}
+	running = RUN_SECOND_HALT;
+	pvq_starvation_bound_us = SECOND_HALT_BOUND_US;
+	ksft_print_msg("second-halt run: starvation_bound_us %d, never reached\n",
+		       SECOND_HALT_BOUND_US);
+	elapsed_ms = run(workers);
+	check_counts(workers, " (second-halt run)", elapsed_ms);
+	check_second_halts(workers, elapsed_ms);
+}
+
 int main(int argc, char **argv)
 {
 	struct worker *workers;
-	unsigned int i, cpus;
-	u64 total = 0, elapsed_ms;
-	bool locked;
+	unsigned int cpus;
 
 	parse_args(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
-	ksft_set_plan(3);
+	ksft_set_plan(5);
 
 	cpus = setup_pinning();
 	if (!cfg.threads)
 		cfg.threads = 2 * (cpus ? cpus : 1);
-	pvq_starvation_bound_us = cfg.bound_us;
 	pvq_steal_spin = cfg.steal_spin;
 	pvq_steal_budget = cfg.steal_budget;
 	pvq_spin_threshold = cfg.spin_threshold;
@@ -515,34 +751,30 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("no futex PV backend or hash table\n");
 	futex_ops = pvq_pv;
 	pvq_pv = &late_wake_ops;
-	pvq_lock_events_reset();
 	ksft_print_msg("%s: %u threads on %u pinned cpu(s), critical section %d pause loops\n",
 		       cfg.type->name, cfg.threads, cpus, CS_LOOPS);
-	ksft_print_msg("starvation_bound_us %d, steal_spin %d, steal_budget %d\n",
-		       cfg.bound_us, cfg.steal_spin, cfg.steal_budget);
-	ksft_print_msg("spin_threshold %d, late head wake-up %d us\n",
-		       cfg.spin_threshold, cfg.late_wake_us);
+	ksft_print_msg("steal_spin %d, steal_budget %d, spin_threshold %d\n",
+		       cfg.steal_spin, cfg.steal_budget, cfg.spin_threshold);
+	ksft_print_msg("late head wake-up %d us\n", cfg.late_wake_us);
 
 	workers = aligned_alloc(SHIM_CACHELINE,
 				cfg.threads * sizeof(struct worker));
 	if (!workers)
 		ksft_exit_fail_msg("out of memory\n");
-	memset(workers, 0, cfg.threads * sizeof(struct worker));
-	elapsed_ms = run(workers);
 
-	for (i = 0; i < cfg.threads; i++) {
-		report_worker(&workers[i]);
-		total += workers[i].acquisitions;
+	if (cfg.runs & RUN_BOUND) {
+		bound_run(workers);
+	} else {
+		ksft_test_result_skip("bound run not selected (-m)\n");
+		ksft_test_result_skip("bound run not selected (-m)\n");
+		ksft_test_result_skip("bound run not selected (-m)\n");
 	}
-	shim_register_cpu(0);
-	locked = cfg.type->is_locked(&starve_lock);
-	shim_unregister_cpu();
-	ksft_test_result(total && total == shared.seq && !locked,
-			 "%s: %llu acquisitions in %llu ms, none lost, lock %s at the end\n",
-			 cfg.type->name, total, elapsed_ms,
-			 locked ? "HELD" : "free");
-	check_heads(workers, elapsed_ms);
-	check_steal_block();
+	if (cfg.runs & RUN_SECOND_HALT) {
+		second_halt_run(workers);
+	} else {
+		ksft_test_result_skip("second-halt run not selected (-m)\n");
+		ksft_test_result_skip("second-halt run not selected (-m)\n");
+	}
 
 	free(workers);
 	pvq_pv_hash_exit();

@@ -26,6 +26,10 @@ HOTPLUG_VCPUS=4
 # The VM that also runs the hardened runs (interrupt-context locks, nested
 # writer locks): one VM is enough, the overcommitted one.
 HARDENED_VCPUS=4
+# The VM that also runs the hardened runs of the PV types on the strict
+# backend (only a kick ends a halt): the most overcommitted one, 4x, where
+# the lost-kick stall of the consuming kick flag showed.
+STRICT_HARDENED_VCPUS=8
 # Up to this many vCPUs (4x on 2 host CPUs), the unfair lock must not be
 # flagged unfair ("???"), in runs of FAIRNESS_SECS: over 3 s the host shares
 # its CPUs among 8 vCPUs unevenly enough to put the per-vCPU counts of any
@@ -59,6 +63,10 @@ Options:
   --hardened-vcpus N  the VM with N vCPUs also runs the hardened runs
                       (irq_mode=mixed nested_locks=2; default:
                       $HARDENED_VCPUS; 0: none)
+  --strict-hardened-vcpus N
+                      the VM with N vCPUs also runs the hardened runs of
+                      the PV types on pv_backend=strict (default:
+                      $STRICT_HARDENED_VCPUS; 0: none)
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
   --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
@@ -89,7 +97,8 @@ parse_args() {
 		case $opt in
 		-h | --help) usage; exit 0 ;;
 		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
-			--timeout | --pv-vcpus | --hotplug-vcpus | --hardened-vcpus) ;;
+			--timeout | --pv-vcpus | --hotplug-vcpus | --hardened-vcpus | \
+			--strict-hardened-vcpus) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -105,6 +114,9 @@ parse_args() {
 		--hardened-vcpus) [[ $1 =~ ^[0-9]+$ ]] ||
 				usage_error "--hardened-vcpus: '$1' is not a number"
 			HARDENED_VCPUS=$((10#$1)) ;;
+		--strict-hardened-vcpus) [[ $1 =~ ^[0-9]+$ ]] ||
+				usage_error "--strict-hardened-vcpus: '$1' is not a number"
+			STRICT_HARDENED_VCPUS=$((10#$1)) ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
 		--timeout) is_posint "$1" || usage_error "--timeout: '$1' is not a positive number"
@@ -124,11 +136,15 @@ parse_args() {
 # (interrupt sections make a run overshoot its runtime a little), plus the
 # refused parameters.
 hardened_runs() {
+	local n=0
 	if (($1 == HARDENED_VCPUS)); then
-		echo $(($(wc -w <<<"$TYPES") + 3))
-	else
-		echo 0
+		n=$(($(wc -w <<<"$TYPES") + 3))
 	fi
+	# At most three PV types on the strict backend.
+	if (($1 == STRICT_HARDENED_VCPUS)); then
+		n=$((n + 3))
+	fi
+	echo "$n"
 }
 
 # Generous: a TCG boot takes ~10 s (more when overcommitted), each test its
@@ -174,6 +190,7 @@ run_vm() {
 		--guest-env "PV_TESTS=$((vcpus == PV_VCPUS))" \
 		--guest-env "HOTPLUG_TESTS=$((vcpus == HOTPLUG_VCPUS))" \
 		--guest-env "HARDENED_TESTS=$((vcpus == HARDENED_VCPUS))" \
+		--guest-env "STRICT_HARDENED_TESTS=$((vcpus == STRICT_HARDENED_VCPUS))" \
 		--guest-env "FAIRNESS_TYPES=$(fairness_types "$vcpus")" \
 		--guest-env "FAIRNESS_SECS=$((SECS > FAIRNESS_SECS ? SECS : FAIRNESS_SECS))" \
 		>"$dir/vmrun.log" 2>&1 || rc=$?

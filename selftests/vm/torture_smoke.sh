@@ -25,6 +25,11 @@
 #           (irq_mode=mixed nested_locks=2 nlocks=4), the MCS nesting
 #           levels of qspinlock and pvqspinlock, refused irq_mode and
 #           nested_locks values
+#   STRICT_HARDENED_TESTS 1: also the hardened runs of every PV type on
+#           pv_backend=strict, where only a kick ends a halt: with locks
+#           taken in NMI context, nested locks and softirq waits between a
+#           kicker's count and its IPI, no wakeup may be lost (the old
+#           consuming kick flag stalled pvqspinlock here at 4x)
 # Exit status: 0 if every test passed, 1 otherwise.
 
 set -u
@@ -303,7 +308,7 @@ pv_test_count() {
 	has_type pvqspinlock && n=$((n + 5))
 	has_type pvticket && n=$((n + 5))
 	[ "$n" -gt 0 ] || { echo 0; return; }
-	n=$((n + 4))
+	n=$((n + 5))
 	# pv_strict_tests(): load, two per type, inject_fault compiled out.
 	for t in $PV_STRICT_TYPES; do
 		has_type "$t" && n=$((n + 2))
@@ -394,6 +399,14 @@ pv_tests() {
 		test_type "$t" irqs_disabled=1
 	done
 
+	# The default, auto: TCG has no KVM PV unhalt but is a hypervisor
+	# with more than one CPU, so ipi, and the log says why.
+	if reload_lib && grep -q "pv backend ipi (no KVM PV unhalt" "$LOG"; then
+		ok "pv_backend=auto picks ipi, and says why"
+	else
+		not_ok "pv_backend=auto picks ipi, and says why" \
+			"$(grep "pv backend" "$LOG")"
+	fi
 	expect_lib_refused "pv_backend 'bogus'" "refuse pv_backend=bogus" 		pv_backend=bogus
 	# Under TCG there is no KVM PV unhalt: refused as unavailable.
 	expect_lib_refused "unavailable" "refuse pv_backend=kvm without KVM" 		pv_backend=kvm
@@ -533,7 +546,7 @@ check_irq_contexts() {
 hardened_type() {
 	hsummary=
 	EXTRA_CHECK=check_irq_contexts
-	TEST_NOTE=" (hardened)"
+	TEST_NOTE=${HARDENED_NOTE:-" (hardened)"}
 	# shellcheck disable=SC2086 # one parameter per word
 	if without_fairness test_type "$1" $HARDENED_PARAMS; then
 		hsummary=$(last_line "-torture: summary:")
@@ -627,6 +640,35 @@ balance_type() {
 	done
 }
 
+# The hardened runs on the strict backend, one per PV type: a clean
+# report with locks taken in every interrupt context (a lost wakeup halts
+# its waiter for good: STALL, FAILURE or a hung run).
+strict_hardened_test_count() {
+	n=0
+	for t in $PV_STRICT_TYPES; do
+		has_type "$t" && n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] && n=$((n + 1))
+	echo "$n"
+}
+
+strict_hardened_tests() {
+	if reload_lib pv_backend=strict spin_threshold=64 &&
+	   grep -q "pv backend strict" "$LOG"; then
+		ok "pv_backend=strict loads (hardened runs)"
+	else
+		not_ok "pv_backend=strict loads (hardened runs)" \
+			"insmod status $rc or no message"
+	fi
+	HARDENED_NOTE=" (hardened, pv_backend=strict)"
+	for t in $PV_STRICT_TYPES; do
+		has_type "$t" || continue
+		hardened_type "$t"
+	done
+	HARDENED_NOTE=
+	reload_lib
+}
+
 main() {
 	ntypes=0
 	first_type=
@@ -641,8 +683,11 @@ main() {
 	[ "${HOTPLUG_TESTS:-0}" = 1 ] && nhotplug=$(hotplug_test_count "$ntypes")
 	nhard=0
 	[ "${HARDENED_TESTS:-0}" = 1 ] && nhard=$(hardened_test_count)
+	nstrict=0
+	[ "${STRICT_HARDENED_TESTS:-0}" = 1 ] &&
+		nstrict=$(strict_hardened_test_count)
 	echo "TAP version 13"
-	echo "1..$((ntypes + 3 + npv + nhotplug + nhard))"
+	echo "1..$((ntypes + 3 + npv + nhotplug + nhard + nstrict))"
 	diag "types: $TYPES; runtime_secs=$SECS; $(nproc) cpus"
 
 	if ! load_lib; then
@@ -671,6 +716,7 @@ main() {
 	[ "$npv" -gt 0 ] && pv_tests
 	[ "$nhotplug" -gt 0 ] && hotplug_tests
 	[ "$nhard" -gt 0 ] && hardened_tests
+	[ "$nstrict" -gt 0 ] && strict_hardened_tests
 
 	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 	[ "$fail" -eq 0 ]
