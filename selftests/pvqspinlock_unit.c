@@ -14,6 +14,17 @@
  * they write a tail into the lock word, then do that head's part by hand.
  */
 #include "qspinlock.c"
+
+/*
+ * nr_cpu_ids is a constant in the shim (SHIM_NR_CPUS); the hash table is
+ * sized from it.  Here it is a variable, so that a test can size the
+ * table for a small guest too.  pvqspinlock.c reads it nowhere else.
+ */
+#include <linux/cpumask.h>
+static unsigned int unit_nr_cpu_ids = SHIM_NR_CPUS;
+#undef nr_cpu_ids
+#define nr_cpu_ids	unit_nr_cpu_ids
+
 #include "pvqspinlock.c"
 
 /*
@@ -53,6 +64,27 @@ static void pvqs_unlock(void *lock)
 static const struct unit_lock_ops pvqs_ops = {
 	.lock = pvqs_lock,
 	.unlock = pvqs_unlock,
+};
+
+/*
+ * As spin_lock_irqsave(): the whole acquisition with interrupts off, where
+ * the futex backend, like the kernel's ipi one, cannot halt.
+ */
+static void pvqs_lock_irqs_off(void *lock)
+{
+	shim_irqs_off = 1;
+	pvq_pvqspin_lock(lock);
+}
+
+static void pvqs_unlock_irqs_on(void *lock)
+{
+	pvq_pvqspin_unlock(lock);
+	shim_irqs_off = 0;
+}
+
+static const struct unit_lock_ops pvqs_irqs_off_ops = {
+	.lock = pvqs_lock_irqs_off,
+	.unlock = pvqs_unlock_irqs_on,
 };
 
 static u32 word(struct pvq_qspinlock *lock)
@@ -131,6 +163,25 @@ static void ghost_hand_over(struct pvq_qspinlock *lock,
 	/* Release: as pvq_head_acquire(), the lock is ours before @next heads. */
 	smp_store_release(&next->locked, 1);
 	pvq_pv_kick_node(lock, next);
+}
+
+/* Wait until @cpu is the queue head, spinning with the pending bit set. */
+static bool head_spins(struct pvq_qspinlock *lock, int cpu)
+{
+	return poll_until((word(lock) & PVQ_TAIL_MASK) == tail_of(cpu, 0) &&
+			  READ_ONCE(lock->pending));
+}
+
+/*
+ * A fair queue head spinning for a lock we hold sets the pending bit at
+ * the start of every round of pvq_spin_threshold spins.  Clear it and wait
+ * for it to come back: the head finished a round, past the point where a
+ * head that can halt would have halted.  False if it did not (bounded).
+ */
+static bool head_spins_another_round(struct pvq_qspinlock *lock)
+{
+	WRITE_ONCE(lock->pending, 0);
+	return poll_until(READ_ONCE(lock->pending));
 }
 
 FIXTURE(pvqspin) {
@@ -221,6 +272,73 @@ TEST(pvqspin_hash_probes_past_a_full_line)
 	EXPECT_TRUE(!pvq_unhash(same[0]));
 	EXPECT_EQ(1UL, shim_warnings);
 }
+
+/*
+ * Regression test (4 x nr_cpu_ids slots only): the table has a slot per
+ * possible queue head, and at least a page of them, so that with few CPUs
+ * unrelated locks do not share lines and probe sequences.
+ */
+TEST(pvqspin_hash_table_is_at_least_a_page)
+{
+	/* Beyond SHIM_NR_CPUS too: only the table's size is looked at. */
+	static const unsigned int cpus[] = { 1, 2, 8, 16, SHIM_NR_CPUS, 1024 };
+	unsigned long entries;
+	unsigned int i;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	ASSERT_EQ(2 * sizeof(void *), sizeof(struct pvq_hash_entry));
+	EXPECT_EQ(0UL, pvq_pv_hash_entries());
+	for (i = 0; i < ARRAY_SIZE(cpus); i++) {
+		unit_nr_cpu_ids = cpus[i];
+		ASSERT_EQ(0, pvq_pv_hash_init());
+		entries = pvq_pv_hash_entries();
+		EXPECT_GE(entries * sizeof(struct pvq_hash_entry), PAGE_SIZE)
+			TH_LOG("%u CPUs: %lu entries of %zu bytes", cpus[i],
+			       entries, sizeof(struct pvq_hash_entry));
+		EXPECT_GE(entries, 4UL * cpus[i])
+			TH_LOG("%u CPUs: %lu entries", cpus[i], entries);
+		EXPECT_EQ(0UL, entries & (entries - 1));
+		EXPECT_EQ(1UL << pvq_hash_bits, entries);
+		pvq_pv_hash_exit();
+		EXPECT_EQ(0UL, pvq_pv_hash_entries());
+	}
+	unit_nr_cpu_ids = SHIM_NR_CPUS;
+}
+
+#ifdef PVQ_LOCK_STATS
+/*
+ * The kicker writes the kicked CPU's pvq_kick_time: never on a line that
+ * holds that CPU's MCS nodes, which its waiters spin on.
+ */
+TEST(pvqspin_kick_time_is_off_the_node_lines)
+{
+	int cpu, unaligned = 0, shared = 0, first = -1;
+	uintptr_t nodes, kick;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	for_each_possible_cpu(cpu) {
+		nodes = (uintptr_t)per_cpu_ptr(&pvq_mcs_nodes[0], cpu);
+		kick = (uintptr_t)per_cpu_ptr(&pvq_kick_time, cpu);
+		if (kick % SMP_CACHE_BYTES)
+			unaligned++;
+		if (kick / SMP_CACHE_BYTES >= nodes / SMP_CACHE_BYTES &&
+		    kick / SMP_CACHE_BYTES <=
+		    (nodes + sizeof(pvq_mcs_nodes) - 1) / SMP_CACHE_BYTES)
+			shared++;
+		if ((unaligned || shared) && first < 0)
+			first = cpu;
+	}
+	/* The first offender, for the log. */
+	first = max(first, 0);
+	nodes = (uintptr_t)per_cpu_ptr(&pvq_mcs_nodes[0], first);
+	kick = (uintptr_t)per_cpu_ptr(&pvq_kick_time, first);
+	EXPECT_EQ(0, unaligned)
+		TH_LOG("cpu %d: pvq_kick_time at %#lx", first, kick);
+	EXPECT_EQ(0, shared)
+		TH_LOG("cpu %d: pvq_kick_time at %#lx, its nodes at %#lx..%#lx",
+		       first, kick, nodes, nodes + sizeof(pvq_mcs_nodes) - 1);
+}
+#endif
 
 TEST_F(pvqspin, uncontended_lock_never_enters_pv_code)
 {
@@ -608,6 +726,11 @@ TEST_F(pvqspin, none_backend_spins_and_hands_over)
 static const struct pvq_pv_ops *futex_ops;
 static int late_kick = -1;
 
+static bool can_wait_by_futex(void)
+{
+	return futex_ops->can_wait();
+}
+
 static void wait_by_futex(u8 *ptr, u8 val)
 {
 	futex_ops->wait(ptr, val);
@@ -619,7 +742,8 @@ static void kick_later(int cpu)
 }
 
 static const struct pvq_pv_ops late_kick_ops = {
-	.name = "late-kick", .wait = wait_by_futex, .kick = kick_later,
+	.name = "late-kick", .can_wait = can_wait_by_futex,
+	.wait = wait_by_futex, .kick = kick_later,
 };
 
 /*
@@ -665,6 +789,247 @@ TEST_F(pvqspin, head_halts_again_after_deferred_kick_and_steal)
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
 }
 
+/* Rounds of the head's spinning watched: 20 thresholds' worth at least. */
+#define IRQS_OFF_ROUNDS		20
+
+/*
+ * Regression test (a head with interrupts off ran the halt protocol): a
+ * queue head that cannot halt (interrupts off; the futex backend is
+ * ipi-like) spins like a native one.  However long it spins it never
+ * hashes itself nor sets the slow value, so our unlock is the fast path
+ * and kicks nobody.
+ */
+TEST_F(pvqspin, irqs_off_head_spins_and_is_never_hashed)
+{
+	u8 locked = PVQ_LOCKED_VAL, state = PVQ_VCPU_RUNNING;
+	unsigned long waits = 0;
+	struct contender a;
+	int entries = 0, i;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &pvqs_irqs_off_ops, &self->lock, 1,
+				     false));
+	ASSERT_TRUE(head_spins(&self->lock, 1))
+		TH_LOG("lock word %#x", word(&self->lock));
+	for (i = 0; i < IRQS_OFF_ROUNDS; i++) {
+		ASSERT_TRUE(head_spins_another_round(&self->lock))
+			TH_LOG("round %d: lock word %#x", i, word(&self->lock));
+		locked = locked_byte(&self->lock);
+		state = state_of(1);
+		entries = hash_entries(&self->lock, NULL);
+		waits = pvq_futex_waits(1);
+		if (locked != PVQ_LOCKED_VAL || state != PVQ_VCPU_RUNNING ||
+		    entries || waits)
+			break;
+	}
+	EXPECT_EQ(PVQ_LOCKED_VAL, locked)
+		TH_LOG("round %d: the head set the slow value", i);
+	EXPECT_EQ(PVQ_VCPU_RUNNING, state)
+		TH_LOG("round %d: the head's state", i);
+	EXPECT_EQ(0, entries)
+		TH_LOG("round %d: the head hashed itself", i);
+	EXPECT_EQ(0UL, waits)
+		TH_LOG("round %d: the head called pvq_pv_wait()", i);
+	EXPECT_FALSE(flag_read(&a.acquired));
+
+	pvq_pvqspin_unlock(&self->lock);
+	/* Any kick is part of the unlock: none by now, none ever. */
+	EXPECT_EQ(0UL, pvq_futex_kicks(1));
+	ASSERT_TRUE(poll_until(flag_read(&a.done)));
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(0UL, pvq_futex_waits(1));
+	EXPECT_EQ(0UL, pvq_futex_parks(1));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(wait_head, 0);
+	EXPECT_EVENT(kick_unlock, 0);
+}
+
+/*
+ * Regression test (a waiter with interrupts off ran the halt protocol): a
+ * queued waiter that cannot halt spins on its node even behind a halted
+ * head, so its state stays RUNNING.  The head that hands it the MCS lock
+ * then neither hashes it nor sets the slow value: that head's unlock is
+ * the fast path and kicks nobody.  As the new head it spins without
+ * halting too.
+ */
+TEST_F(pvqspin, irqs_off_waiter_is_never_halted_nor_hashed)
+{
+	struct pvq_mcs_node *n = NULL;
+	u8 locked = PVQ_LOCKED_VAL;
+	struct contender a, b;
+	int i;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, true));
+	ASSERT_EQ(0, contender_start(&b, &pvqs_irqs_off_ops, &self->lock, 2,
+				     false));
+	ASSERT_TRUE(poll_until(READ_ONCE(node_of(1, 0)->next) ==
+			       node_of(2, 0)));
+	/* Many thresholds' worth of spinning, behind a halted head. */
+	EXPECT_TRUE(stays_false(state_of(2) != PVQ_VCPU_RUNNING ||
+				pvq_futex_waits(2)))
+		TH_LOG("cpu 2: state %u, %lu waits", state_of(2),
+		       pvq_futex_waits(2));
+	/* Only the head is hashed. */
+	ASSERT_EQ(1, hash_entries(&self->lock, &n));
+	EXPECT_TRUE(n == node_of(1, 0));
+
+	/* Our unlock kicks A, which hands B the MCS lock: B is running. */
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(1UL, pvq_futex_kicks(1));
+	ASSERT_TRUE(poll_until(flag_read(&a.acquired)));
+	EXPECT_EQ(1, READ_ONCE(node_of(2, 0)->locked));
+	EXPECT_EQ(PVQ_VCPU_RUNNING, state_of(2));
+	EXPECT_EQ(0, READ_ONCE(node_of(2, 0)->pred_hashed));
+	EXPECT_EQ(PVQ_LOCKED_VAL, locked_byte(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+
+	/* B, queue head behind A, spins round after round and never halts. */
+	ASSERT_TRUE(head_spins(&self->lock, 2))
+		TH_LOG("lock word %#x", word(&self->lock));
+	for (i = 0; i < IRQS_OFF_ROUNDS; i++) {
+		ASSERT_TRUE(head_spins_another_round(&self->lock));
+		locked = locked_byte(&self->lock);
+		if (locked != PVQ_LOCKED_VAL)
+			break;
+	}
+	EXPECT_EQ(PVQ_LOCKED_VAL, locked)
+		TH_LOG("round %d: the head set the slow value", i);
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+
+	/* A's unlock is the fast path: B was never hashed, nobody kicks it. */
+	ASSERT_TRUE(contender_finish(&a));
+	ASSERT_TRUE(poll_until(flag_read(&b.done)));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_kicks(2));
+	EXPECT_EQ(0UL, pvq_futex_waits(2));
+	EXPECT_EQ(0UL, pvq_futex_parks(2));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_TRUE(order_is_sequential(1, 2))
+		TH_LOG("order:%s", unit_order_str());
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(wait_node, 0);
+	EXPECT_EVENT(kick_unlock, 1);
+}
+
+/* How long the owner holds the lock while a queue head spins for it. */
+#define HOLD_MS			20
+/* Atomic RMWs the spinning head may issue meanwhile: a handful at most. */
+#define HOLD_MAX_RMWS		4UL
+
+/*
+ * Regression test (a cmpxchg on every spin): the queue head whose pending
+ * bit reserves the lock reads the locked byte before its cmpxchg, so it
+ * issues no atomic RMW on the lock word, whose line the owner is using,
+ * while the owner holds the lock.  Interrupts off, so that it spins for
+ * the whole hold and never halts.
+ */
+TEST_F(pvqspin, reserved_head_spins_without_rmw_while_owner_holds)
+{
+	unsigned long before, rmws;
+	struct contender a;
+	int rounds = 0;
+	u64 end;
+
+	pvq_pvqspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &pvqs_irqs_off_ops, &self->lock, 1,
+				     false));
+	ASSERT_TRUE(head_spins(&self->lock, 1))
+		TH_LOG("lock word %#x", word(&self->lock));
+	before = shim_rmws_of(1);
+	/* HOLD_MS, and at least a few rounds of pvq_spin_threshold spins. */
+	end = unit_now_ms() + HOLD_MS;
+	do {
+		ASSERT_TRUE(head_spins_another_round(&self->lock))
+			TH_LOG("round %d: lock word %#x", rounds,
+			       word(&self->lock));
+		rounds++;
+	} while (rounds < 5 || unit_now_ms() < end);
+	rmws = shim_rmws_of(1) - before;
+	EXPECT_LE(rmws, HOLD_MAX_RMWS)
+		TH_LOG("%lu RMWs in %d rounds of %d spins", rmws, rounds,
+		       pvq_spin_threshold);
+	EXPECT_FALSE(flag_read(&a.acquired));
+
+	pvq_pvqspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&a.done)));
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_kicks(1));
+}
+
+/* The successor the tests below hand the MCS lock to: CPU 5, no thread. */
+static struct pvq_mcs_node *ghost_successor(u8 state, u8 pred_hashed)
+{
+	struct pvq_mcs_node *n = node_of(GHOST_CPU, 0);
+
+	n->cpu = GHOST_CPU;
+	n->next = NULL;
+	WRITE_ONCE(n->state, state);
+	WRITE_ONCE(n->pred_hashed, pred_hashed);
+	/* The hand-over store, done by pvq_head_acquire() before the kick. */
+	WRITE_ONCE(n->locked, 1);
+	return n;
+}
+
+/*
+ * Regression test (pred_hashed written 1, then 0, for every successor):
+ * handing the MCS lock to a running successor touches nothing of its node
+ * (the line it spins on) and nothing of the lock: no write, no RMW.
+ */
+TEST_F(pvqspin, kick_node_leaves_running_successor_alone)
+{
+	struct pvq_mcs_node *n;
+	unsigned long before;
+
+	pvq_pvqspin_lock(&self->lock);
+	n = ghost_successor(PVQ_VCPU_RUNNING, 0x5a);
+	before = shim_rmws_of(UNIT_TEST_CPU);
+	pvq_pv_kick_node(&self->lock, n);
+	EXPECT_EQ(0UL, shim_rmws_of(UNIT_TEST_CPU) - before);
+	EXPECT_EQ(0x5a, READ_ONCE(n->pred_hashed));
+	EXPECT_EQ(PVQ_VCPU_RUNNING, READ_ONCE(n->state));
+	EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(0UL, pvq_futex_kicks(GHOST_CPU));
+
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0UL, pvq_futex_kicks(GHOST_CPU));
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+/*
+ * A halted successor is hashed instead, the lock made slow, and its kick
+ * left to our unlock.
+ */
+TEST_F(pvqspin, kick_node_hashes_halted_successor)
+{
+	struct pvq_mcs_node *n, *found = NULL;
+
+	pvq_pvqspin_lock(&self->lock);
+	n = ghost_successor(PVQ_VCPU_HALTED, 0);
+	pvq_pv_kick_node(&self->lock, n);
+	EXPECT_EQ(PVQ_VCPU_HASHED, READ_ONCE(n->state));
+	EXPECT_EQ(1, READ_ONCE(n->pred_hashed));
+	EXPECT_EQ(PVQ_SLOW_VAL, word(&self->lock));
+	ASSERT_EQ(1, hash_entries(&self->lock, &found));
+	EXPECT_TRUE(found == n);
+	EXPECT_EQ(0UL, pvq_futex_kicks(GHOST_CPU));
+
+	/* The slow unlock consumes the entry and kicks the successor. */
+	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, READ_ONCE(n->pred_hashed));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(1UL, pvq_futex_kicks(GHOST_CPU));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(kick_unlock, 1);
+}
+
 #ifdef PVQ_UNFAIR_LOCKS
 /*
  * Unfair mode: a CPU steals past queued waiters at most steal_budget
@@ -695,5 +1060,118 @@ TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)
 	pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
 }
 #endif
+
+#ifdef PVQ_UNFAIR_LOCKS
+static void unfair_lock(void *lock)
+{
+	pvq_unfair_lock(lock);
+}
+
+static void unfair_unlock(void *lock)
+{
+	pvq_unfair_unlock(lock);
+}
+
+static const struct unit_lock_ops unfair_ops = {
+	.lock = unfair_lock,
+	.unlock = unfair_unlock,
+};
+#endif
+
+/*
+ * A fifth nesting level of the PV instances: CPU 1's node 0 says that all
+ * PVQ_MAX_NODES nodes are in use (four contexts queued below us), so the
+ * lock can only be taken by trylock.
+ */
+FIXTURE(pvq_fifth) {
+	struct pvq_qspinlock lock;
+};
+
+FIXTURE_VARIANT(pvq_fifth) {
+	const struct unit_lock_ops *ops;
+};
+
+FIXTURE_VARIANT_ADD(pvq_fifth, fair) {
+	.ops = &pvqs_ops,
+};
+
+#ifdef PVQ_UNFAIR_LOCKS
+FIXTURE_VARIANT_ADD(pvq_fifth, unfair) {
+	.ops = &unfair_ops,
+};
+#endif
+
+FIXTURE_SETUP(pvq_fifth)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	ASSERT_EQ(0, pvq_pv_hash_init());
+	ASSERT_EQ(0, pvq_pv_select("futex"));
+	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
+	pvq_pvqspin_init(&self->lock);
+	pvq_lock_events_reset();
+	pvq_futex_reset();
+}
+
+FIXTURE_TEARDOWN(pvq_fifth)
+{
+}
+
+/*
+ * Regression test (the fifth level needed the whole word free, and
+ * starved behind a queue that never empties): it takes the lock whenever
+ * the locked byte and the pending bit are clear, past the queue, and
+ * leaves the tail alone; while a queue head blocks stealing (pending set)
+ * it waits.
+ */
+TEST_F(pvq_fifth, takes_free_lock_past_persistent_queue)
+{
+	const u32 queue = tail_of(GHOST_CPU, 0);
+	struct contender c;
+	bool took;
+
+	node_of(1, 0)->count = PVQ_MAX_NODES;
+	/* The ghost queue head spins for the lock with stealing blocked. */
+	atomic_set(&self->lock.val, queue | PVQ_PENDING_VAL);
+	ASSERT_EQ(0, contender_start(&c, variant->ops, &self->lock, 1, true));
+	ASSERT_TRUE(poll_until(flag_read(&c.started)));
+#ifdef PVQ_LOCK_STATS
+	ASSERT_TRUE(poll_until(pvq_lock_event_sum(PVQ_EV_nest_overflow) == 1));
+#endif
+	EXPECT_TRUE(stays_false(flag_read(&c.acquired) ||
+				word(&self->lock) != (queue | PVQ_PENDING_VAL)))
+		TH_LOG("lock word %#x", word(&self->lock));
+
+	/*
+	 * The ghost head takes its reserved lock, hands the MCS lock on and
+	 * unlocks: the lock is free, and the queue (whose tail we leave at
+	 * the ghost) is still there.
+	 */
+	WRITE_ONCE(self->lock.locked_pending, PVQ_LOCKED_VAL);
+	EXPECT_FALSE(flag_read(&c.acquired));
+	pvq_pvqspin_unlock(&self->lock);
+	took = poll_until(flag_read(&c.acquired));
+	EXPECT_TRUE(took)
+		TH_LOG("starved behind the queue: lock word %#x",
+		       word(&self->lock));
+	if (took) {
+		EXPECT_EQ(queue | PVQ_LOCKED_VAL, word(&self->lock));
+	} else {
+		/* Let the contender finish: the queue drains. */
+		atomic_set(&self->lock.val, 0);
+		ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
+	}
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(took ? queue : 0, word(&self->lock));
+	/* It never queued: the four nodes below it are as they were. */
+	EXPECT_EQ(PVQ_MAX_NODES, READ_ONCE(node_of(1, 0)->count));
+	EXPECT_TRUE(!READ_ONCE(node_of(GHOST_CPU, 0)->next));
+	node_of(1, 0)->count = 0;
+	EXPECT_EQ(0UL, pvq_futex_waits(1));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(nest_overflow, 1);
+	EXPECT_EVENT(lock_stealing, 1);
+	EXPECT_EVENT(unfair_steal, 0);
+	EXPECT_EVENT(node_idx1, 0);
+}
 
 TEST_HARNESS_MAIN

@@ -388,6 +388,78 @@ TEST_F(qspin, fifth_nesting_spins_on_trylock)
 	EXPECT_EVENT(node_idx4, 0);
 }
 
+/*
+ * ... and behind a queue it waits for the whole word to be free: the
+ * native queue head takes the lock with a plain store once it sees
+ * locked and pending clear, so a fifth level that took the lock past the
+ * queue (as the PV instances may, their heads use a cmpxchg) would let
+ * both in.
+ */
+TEST_F(qspin, fifth_nesting_waits_for_queue_to_drain)
+{
+	const u32 queue = tail_of(5, 0);	/* CPU 5: no thread */
+	struct contender n;
+
+	node_of(2, 0)->count = PVQ_MAX_NODES;
+	atomic_set(&self->lock.val, queue);
+	ASSERT_EQ(0, contender_start(&n, &qs_ops, &self->lock, 2, true));
+	ASSERT_TRUE(poll_until(flag_read(&n.started)));
+#ifdef PVQ_LOCK_STATS
+	ASSERT_TRUE(poll_until(pvq_lock_event_sum(PVQ_EV_nest_overflow) == 1));
+#endif
+	EXPECT_TRUE(stays_false(flag_read(&n.acquired) ||
+				word(&self->lock) != queue))
+		TH_LOG("lock word %#x", word(&self->lock));
+
+	/* The queue drains: its last head took the lock and released it. */
+	atomic_set(&self->lock.val, 0);
+	ASSERT_TRUE(poll_until(flag_read(&n.acquired)));
+	EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
+	ASSERT_TRUE(contender_finish(&n));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(PVQ_MAX_NODES, node_count(2));
+	node_of(2, 0)->count = 0;
+	EXPECT_EVENT(nest_overflow, 1);
+	EXPECT_EVENT(node_idx1, 0);
+}
+
+/*
+ * Regression test (24-byte PV nodes): the MCS nodes tile their cache
+ * lines, a power of two in size, so that none straddles two lines (a
+ * waiter spins on one line, its predecessor writes one), and each CPU's
+ * array fills whole lines of its own.
+ */
+TEST(qspin_mcs_nodes_never_straddle_cache_lines)
+{
+	const size_t size = sizeof(struct pvq_mcs_node);
+	int cpu, i, bad = 0, bad_cpu = -1, bad_idx = -1;
+	uintptr_t node;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	EXPECT_EQ(0UL, size & (size - 1))
+		TH_LOG("struct pvq_mcs_node is %zu bytes", size);
+	EXPECT_EQ(0UL, SMP_CACHE_BYTES % size)
+		TH_LOG("struct pvq_mcs_node is %zu bytes", size);
+	EXPECT_EQ(0UL, sizeof(pvq_mcs_nodes) % SMP_CACHE_BYTES);
+	/* Every node of every CPU; the first that straddles is reported. */
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < PVQ_MAX_NODES; i++) {
+			node = (uintptr_t)node_of(cpu, i);
+			if (node / SMP_CACHE_BYTES ==
+			    (node + size - 1) / SMP_CACHE_BYTES)
+				continue;
+			if (!bad++) {
+				bad_cpu = cpu;
+				bad_idx = i;
+			}
+		}
+	}
+	EXPECT_EQ(0, bad)
+		TH_LOG("%d nodes straddle; cpu %d node %d: %#lx, %zu bytes",
+		       bad, bad_cpu, bad_idx,
+		       bad ? (uintptr_t)node_of(bad_cpu, bad_idx) : 0UL, size);
+}
+
 #ifdef PVQ_LOCK_DEBUG
 TEST_F(qspin, debug_warns_on_unlock_of_free_lock)
 {
