@@ -194,13 +194,13 @@ static void pvq_strict_wait(u8 *ptr, u8 val)
 static void pvq_strict_kick(int cpu)
 {
 	/*
-	 * Full barriers: what this kick announces (the released lock, the
-	 * hand-over) is visible before the count moves, and the count
-	 * before the IPI, so the woken waiter finds both.  Counted even for
+	 * Full barrier: what this kick announces (the released lock, the
+	 * hand-over) is visible before the count moves.  Counted even for
 	 * an offline CPU, which gets no IPI and waits for nothing.
 	 */
 	smp_mb__before_atomic();
 	atomic_inc(per_cpu_ptr(&pvq_strict_kicks, cpu));
+	/* Full barrier: the count before the IPI, so the woken waiter sees it. */
 	smp_mb__after_atomic();
 	pvq_ipi_kick(cpu);
 }
