@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh -- model-check model/pvqspinlock.pml with SPIN, print TAP.
+# check.sh -- model-check model/pvqspinlock.pml and model/pvticket.pml
+# with SPIN, print TAP.
 #
-# For the model of the C code (fair and unfair, 3 CPUs x 2 acquisitions,
-# plus 4 CPUs x 1 and a spurious-wakeup backend) it runs the safety search
-# (assertions: mutual exclusion, the C code's WARNs, one hash entry per
-# lock, no steal past the pending bit, a robbed head can halt again;
-# invalid end states: nobody halted or stuck forever) and the liveness
-# search (LTL "live", acceptance cycles under weak fairness) and requires
-# "errors: 0" from a complete search.  For every seeded bug (among them the
-# C code before each fix of README.md "Findings") it requires a
+# pvqspinlock.pml: for the model of the C code (fair and unfair, 3 CPUs x 2
+# acquisitions, plus 4 CPUs x 1 and a spurious-wakeup backend) it runs the
+# safety search (assertions: mutual exclusion, the C code's WARNs, one hash
+# entry per lock, no steal past the pending bit, a robbed head can halt
+# again; invalid end states: nobody halted or stuck forever) and the
+# liveness search (LTL "live", acceptance cycles under weak fairness) and
+# requires "errors: 0" from a complete search.  For every seeded bug (among
+# them the C code before each fix of README.md "Findings") it requires a
 # counterexample of each property the bug breaks.
+#
+# pvticket.pml (2 CPUs, each a task and a nested NMI or softirq, 2 locks,
+# ipi and strict backends): the same two searches for the C code in each
+# configuration; a counterexample for each seeded bug (the three holes of
+# the PV hardening: BUG_NMI_RECORD, BUG_STRICT_FLAG, BUG_NMI_KICK_DROPPED,
+# and BUG_NO_RECORD_RESTORE); and for the two open findings of README.md
+# ("The PV ticket lock with nested contexts", findings 4 and 5), the
+# counterexample on the C code and "errors: 0" with the candidate fix.
 #
 # Usage: model/check.sh [-v] [-k] [REGEX]
 #   -v     print the counterexample of each expected failure (the steps
@@ -27,7 +36,6 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-model=pvqspinlock.pml
 SPIN=${SPIN:-spin}
 CC=${CC:-gcc}
 JOBS=${JOBS:-2}			# pan runs at a time: one per core
@@ -65,9 +73,15 @@ trap cleanup EXIT
 
 t_start=$SECONDS
 
-# Replay the trail in the current directory: one line per step of a CPU
-# that touches shared state (locals-only steps are left out).
+# Replay the trail of MODEL in the current directory: one line per step of
+# a CPU that touches shared state (locals-only steps are left out).
 show_trail() {
+	local model=$1
+	shift
+	if [[ $model == pvticket.pml ]]; then
+		show_trail_pvticket "$model" "$@"
+		return
+	fi
 	"$SPIN" "$@" -t -p "$model" 2>/dev/null |
 	awk '/proc +[1-9][0-9]* \(cpu/ {
 		p = $3 - 1; ln = $5; sub(/.*:/, "", ln)
@@ -82,7 +96,30 @@ show_trail() {
 	/START OF CYCLE/ { print "#     " $0 }' | uniq | head -200
 }
 
-# run_test NUM EXPECT MODE "SPIN FLAGS" "DESCRIPTION" OPT
+# The same for pvticket.pml: pid 3c + 1, 3c + 2, 3c + 3 are the task, the
+# nested context and the APIC of CPU c.
+show_trail_pvticket() {
+	local model=$1
+	shift
+	"$SPIN" "$@" -t -p "$model" 2>/dev/null |
+	awk '/proc +[1-9][0-9]* \((task|nested|apic)/ {
+		c = int(($3 - 1) / 3); who = $4
+		sub(/^\(/, "", who); sub(/:.*/, "", who)
+		ln = $5; sub(/.*:/, "", ln)
+		s = $0; sub(/^[^[]*\[/, "[", s)
+		if (s ~ /head|tail|w_lock|w_want|waiting|ipi|halted|kick|work|in_cs|irqs_off|in_nmi|nest\[|assert/)
+			printf "#     cpu%d %-6s line %-4s %s\n", c, who, ln, s
+	}
+	/proc +[1-9][0-9]* \((task|nested)/ && !/\[/ && !/valid end state/ {
+		c = int(($3 - 1) / 3); who = $4
+		sub(/^\(/, "", who); sub(/:.*/, "", who)
+		ln = $5; sub(/.*:/, "", ln)
+		printf "#     cpu%d %-6s stuck at line %s\n", c, who, ln
+	}
+	/START OF CYCLE/ { print "#     " $0 }' | uniq | head -200
+}
+
+# run_test NUM EXPECT MODE "SPIN FLAGS" "DESCRIPTION" OPT MODEL
 #
 # Runs one test in $work/tNUM and prints its TAP line (and diagnostics).
 #
@@ -97,9 +134,12 @@ show_trail() {
 #         all:      assertions only, every error reported (pan -E -c0),
 #                   so that REGEX can pick one kind among many.
 # OPT     O2: a big search: pan compiled with gcc -O2, default hash table;
+#         O1: a medium one: gcc -O1 (compiles twice as fast, runs about as
+#             fast), default hash table;
 #         O0: a small one: gcc -O0 (compiles faster), pan -w20.
+# MODEL   pvqspinlock.pml or pvticket.pml.
 run_test() {
-	local n=$1 expect=$2 mode=$3 sflags=$4 desc=$5 opt=$6
+	local n=$1 expect=$2 mode=$3 sflags=$4 desc=$5 opt=$6 model=$7
 	local dir ccflags panflags log errors states depth secs
 	local -a sf
 
@@ -117,6 +157,10 @@ run_test() {
 	live-A) ccflags=""; panflags="-a -f -A -N live" ;;
 	*) echo "Bail out! bad mode $mode"; exit 1 ;;
 	esac
+	# pvticket.pml has 7 processes: weak fairness needs NFAIR=3.
+	if [[ $model == pvticket.pml && $mode == live* ]]; then
+		ccflags="-DNFAIR=3"
+	fi
 
 	log=$dir/pan.log
 	if ! (cd "$dir" && "$SPIN" "${sf[@]}" -a "$model" >spin.log 2>&1); then
@@ -152,6 +196,7 @@ run_test() {
 	pass)
 		if [[ "$errors" == 0 ]] &&
 		   ! grep -q "max search depth too small" "$log" &&
+		   ! grep -q "reached -DMEMLIM bound" "$log" &&
 		   ! grep -qi "out of memory" "$log"; then
 			ok=1
 		fi
@@ -169,7 +214,7 @@ run_test() {
 	if ((ok)); then
 		echo "ok $n - $desc # $info"
 		if ((verbose)) && [[ $expect == fail:* ]] && [[ $mode != all ]]; then
-			(cd "$dir" && show_trail "${sf[@]}")
+			(cd "$dir" && show_trail "$model" "${sf[@]}")
 		fi
 	else
 		echo "not ok $n - $desc # errors ${errors:-?}, $info"
@@ -178,11 +223,13 @@ run_test() {
 }
 
 # The tests, in TAP order: add EXPECT MODE "SPIN FLAGS" "DESCRIPTION" [OPT]
+# (of the model $add_model).
 tests=()
 SEP=$'\x1f'
+add_model=pvqspinlock.pml
 add() {
 	if [[ -z $select ]] || grep -Eq -- "$select" <<<"$4"; then
-		tests+=("$1$SEP$2$SEP$3$SEP$4$SEP${5:-O0}")
+		tests+=("$1$SEP$2$SEP$3$SEP$4$SEP${5:-O0}$SEP$add_model")
 	fi
 }
 
@@ -280,6 +327,85 @@ add "fail:$HASH2" assert "-DBUG_PRED_HASHED_SET_LATE" \
 add "fail:$ROBBED" assert "-DBUG_PRED_HASHED_KEPT" \
 	"BUG_PRED_HASHED_KEPT (fair): the flag outlives the entry, a robbed head cannot halt"
 
+# --- pvticket.pml: 2 CPUs, each a task taking lock A and a nested
+# context (NMI or softirq), 2 locks, backends ipi and strict. ------------
+add_model=pvticket.pml
+NMI="NMI lock(B)"
+TRY="NMI trylock(A)"
+SIRQ="softirq lock(B)"
+OWN="softirq lock(B), own record"
+
+# The C protocol: every property must hold.
+add pass safety "" \
+	"pvticket, $NMI, ipi: safety (mutual exclusion; no invalid end state)"
+add pass live "" \
+	"pvticket, $NMI, ipi: liveness <>(all contexts done), weak fairness" O1
+add pass safety "-DSTRICT" \
+	"pvticket, $NMI, strict: safety"
+add pass live "-DSTRICT" \
+	"pvticket, $NMI, strict: liveness" O1
+add pass safety "-DITERS=2" \
+	"pvticket, $NMI, ipi, 2 acquisitions per task: safety" O1
+add pass safety "-DNEST_NMI_TRYLOCK" \
+	"pvticket, $TRY, ipi: safety"
+add pass live "-DNEST_NMI_TRYLOCK" \
+	"pvticket, $TRY, ipi: liveness" O1
+add pass safety "-DNEST_NMI_TRYLOCK -DSTRICT" \
+	"pvticket, $TRY, strict: safety"
+add pass live "-DNEST_NMI_TRYLOCK -DSTRICT" \
+	"pvticket, $TRY, strict: liveness" O1
+add pass safety "-DNEST_SOFTIRQ" \
+	"pvticket, $SIRQ, ipi: safety" O1
+add pass live "-DNEST_SOFTIRQ" \
+	"pvticket, $SIRQ, ipi: liveness" O1
+add pass safety "-DNEST_SOFTIRQ -DNEST_OWN_RECORD -DSTRICT" \
+	"pvticket, $OWN (another PV lock), strict: safety" O1
+add pass live "-DNEST_SOFTIRQ -DNEST_OWN_RECORD -DSTRICT" \
+	"pvticket, $OWN (another PV lock), strict: liveness" O1
+add pass live "-DIRQSAVE" \
+	"pvticket, $NMI, CPU 0's task with interrupts off, ipi: liveness" O1
+add pass live "-DNEST_SOFTIRQ -DIRQSAVE" \
+	"pvticket, $SIRQ, CPU 0's task with interrupts off, ipi: liveness" O1
+
+# Seeded bugs: the three holes of the PV hardening, and one more.
+add "fail:$DEAD" deadlock "-DBUG_NMI_RECORD" \
+	"pvticket BUG_NMI_RECORD (hole 1), $NMI, ipi: the NMI hides the task's record, task halted forever (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_NMI_RECORD" \
+	"pvticket BUG_NMI_RECORD (hole 1), $NMI, ipi: liveness violated"
+add "fail:$DEAD" deadlock "-DBUG_NMI_RECORD -DSTRICT" \
+	"pvticket BUG_NMI_RECORD (hole 1), $NMI, strict: task halted forever"
+add "fail:$DEAD" deadlock "-DBUG_STRICT_FLAG -DSTRICT -DNEST_SOFTIRQ -DNEST_OWN_RECORD" \
+	"pvticket BUG_STRICT_FLAG (hole 3), $OWN, strict: the softirq eats the task's kick, task halted forever (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_STRICT_FLAG -DSTRICT -DNEST_SOFTIRQ -DNEST_OWN_RECORD" \
+	"pvticket BUG_STRICT_FLAG (hole 3), $OWN, strict: liveness violated"
+add "fail:$DEAD" deadlock "-DBUG_NMI_KICK_DROPPED -DNEST_NMI_TRYLOCK" \
+	"pvticket BUG_NMI_KICK_DROPPED (hole 2), $TRY, ipi: the NMI's unlock kicks nobody, waiter halted forever (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_NMI_KICK_DROPPED -DNEST_NMI_TRYLOCK" \
+	"pvticket BUG_NMI_KICK_DROPPED (hole 2), $TRY, ipi: liveness violated"
+add "fail:$DEAD" deadlock "-DBUG_NMI_KICK_DROPPED -DNEST_NMI_TRYLOCK -DSTRICT" \
+	"pvticket BUG_NMI_KICK_DROPPED (hole 2), $TRY, strict: waiter halted forever"
+add "fail:$DEAD" deadlock "-DBUG_NO_RECORD_RESTORE -DNEST_SOFTIRQ" \
+	"pvticket BUG_NO_RECORD_RESTORE, $SIRQ, ipi: the softirq clears the task's record, task halted forever (invalid end state)"
+
+# The open findings 4 and 5 of README.md: the counterexample on the C code
+# as it is, and "errors: 0" with the candidate fix.
+add "fail:$DEAD" deadlock "-DNEST_SOFTIRQ -DSTRICT" \
+	"pvticket finding 4 (open), $SIRQ, strict: a softirq during the task's halt hides its record, task halted forever (invalid end state)"
+add "fail:$LIVE" live-A "-DNEST_SOFTIRQ -DSTRICT" \
+	"pvticket finding 4 (open), $SIRQ, strict: liveness violated"
+add pass safety "-DNEST_SOFTIRQ -DSTRICT -DFIX_SELF_KICK" \
+	"pvticket finding 4, candidate fix FIX_SELF_KICK, $SIRQ, strict: safety" O1
+add pass live "-DNEST_SOFTIRQ -DSTRICT -DFIX_SELF_KICK" \
+	"pvticket finding 4, candidate fix FIX_SELF_KICK, $SIRQ, strict: liveness" O1
+add "fail:$LIVE" live "-DNEST_NMI_TRYLOCK -DIRQSAVE" \
+	"pvticket finding 5 (open), $TRY, CPU 0's task with interrupts off, ipi: the deferred kick is never sent, liveness violated"
+add "fail:$LIVE" live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DSTRICT" \
+	"pvticket finding 5 (open), $TRY, CPU 0's task with interrupts off, strict: liveness violated"
+add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DFIX_FLUSH_DEFERRED" \
+	"pvticket finding 5, candidate fix FIX_FLUSH_DEFERRED, $TRY, CPU 0's task with interrupts off, ipi: liveness" O1
+add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DFIX_FLUSH_DEFERRED -DSTRICT" \
+	"pvticket finding 5, candidate fix FIX_FLUSH_DEFERRED, $TRY, CPU 0's task with interrupts off, strict: liveness" O1
+
 # Run them, JOBS at a time (pan is single-threaded; the machine has two
 # cores), and print each result in order as soon as it and all before it
 # are done.
@@ -302,10 +428,10 @@ flush() {
 running=0
 for i in "${!tests[@]}"; do
 	num=$((i + 1))
-	IFS=$SEP read -r expect mode sflags desc opt <<<"${tests[$i]}"
+	IFS=$SEP read -r expect mode sflags desc opt tmodel <<<"${tests[$i]}"
 	(
 		run_test "$num" "$expect" "$mode" "$sflags" "$desc" "$opt" \
-			>"$work/result$num" 2>&1
+			"$tmodel" >"$work/result$num" 2>&1
 		touch "$work/done$num"
 	) &
 	running=$((running + 1))

@@ -99,38 +99,64 @@ static bool pvq_kick_target_online(int cpu)
  */
 struct pvq_nmi_kicks {
 	struct irq_work work;
+	int pending;			/* targets may be set */
 	struct cpumask targets;
 };
 
-static void pvq_send_nmi_kicks(struct irq_work *work)
+/* Send the kicks deferred on this CPU; never from NMI context. */
+static void pvq_send_deferred_kicks(struct pvq_nmi_kicks *k)
 {
-	struct pvq_nmi_kicks *k = container_of(work, struct pvq_nmi_kicks,
-					       work);
 	int cpu;
 
 	/*
-	 * Test-and-clear before the send: an NMI that records the same
-	 * target after our clear has queued the work again (it is no
-	 * longer pending while we run), so it is sent by the next run.
+	 * Clear the hint, then test-and-clear each target before its send:
+	 * an NMI that records a target after our look sets the hint again
+	 * after it (and queues the work again: it is no longer pending
+	 * while it runs), so no target is left unsent.
 	 */
+	WRITE_ONCE(k->pending, 0);
 	for_each_cpu(cpu, &k->targets)
 		if (cpumask_test_and_clear_cpu(cpu, &k->targets) &&
 		    pvq_kick_target_online(cpu))
 			smp_send_reschedule(cpu);
 }
 
+static void pvq_nmi_kicks_work(struct irq_work *work)
+{
+	pvq_send_deferred_kicks(container_of(work, struct pvq_nmi_kicks,
+					     work));
+}
+
 static DEFINE_PER_CPU_ALIGNED(struct pvq_nmi_kicks, pvq_nmi_kicks) = {
-	.work = IRQ_WORK_INIT_HARD(pvq_send_nmi_kicks),
+	.work = IRQ_WORK_INIT_HARD(pvq_nmi_kicks_work),
 };
 
 static void pvq_defer_kick(int cpu)
 {
 	struct pvq_nmi_kicks *k = this_cpu_ptr(&pvq_nmi_kicks);
 
-	/* Atomic: the work may be testing and clearing on this CPU. */
+	/* Atomic: a sender may be testing and clearing on this CPU. */
 	cpumask_set_cpu(cpu, &k->targets);
+	WRITE_ONCE(k->pending, 1);
 	pvq_stat_inc(kick_deferred);
 	irq_work_queue(&k->work);
+}
+
+/*
+ * A waiter spinning with interrupts off: the irq_work of a kick that an
+ * NMI deferred on this CPU cannot run until it stops, and the CPU that
+ * kick wakes may be the one it waits for (the NMI released the lock to a
+ * halted queue head, and we are queued behind that head).  So it sends
+ * them itself: outside NMI context an IPI is safe (senders keep
+ * interrupts off between the two ICR writes, and only an NMI can come
+ * between them).
+ */
+static void pvq_ipi_spinning(void)
+{
+	struct pvq_nmi_kicks *k = this_cpu_ptr(&pvq_nmi_kicks);
+
+	if (unlikely(READ_ONCE(k->pending)) && !in_nmi())
+		pvq_send_deferred_kicks(k);
 }
 
 static void pvq_ipi_kick(int cpu)
@@ -214,6 +240,11 @@ static bool pvq_none_can_wait(void)
 	return true;
 }
 
+/* kvm and none defer nothing. */
+static void pvq_nothing_deferred(void)
+{
+}
+
 static void pvq_none_wait(u8 *ptr, u8 val)
 {
 }
@@ -263,21 +294,25 @@ static void pvq_kvm_kick(int cpu)
 static const struct pvq_pv_ops pvq_pv_ipi = {
 	.name = "ipi", .can_wait = pvq_ipi_can_wait,
 	.wait = pvq_ipi_wait, .kick = pvq_ipi_kick,
+	.spinning = pvq_ipi_spinning,
 };
 
 static const struct pvq_pv_ops pvq_pv_strict = {
 	.name = "strict", .can_wait = pvq_ipi_can_wait,
 	.wait = pvq_strict_wait, .kick = pvq_strict_kick,
+	.spinning = pvq_ipi_spinning,
 };
 
 static const struct pvq_pv_ops pvq_pv_none = {
 	.name = "none", .can_wait = pvq_none_can_wait,
 	.wait = pvq_none_wait, .kick = pvq_none_kick,
+	.spinning = pvq_nothing_deferred,
 };
 
 static const struct pvq_pv_ops pvq_pv_kvm = {
 	.name = "kvm", .can_wait = pvq_kvm_can_wait,
 	.wait = pvq_kvm_wait, .kick = pvq_kvm_kick,
+	.spinning = pvq_nothing_deferred,
 };
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_ipi;

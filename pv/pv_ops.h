@@ -17,6 +17,12 @@
  *                 their condition in a loop.
  * kick(cpu):      wake @cpu if it is halted in wait(); harmless otherwise.
  *                 Callable from any context, NMI included.
+ * spinning():     called now and then by a waiter that cannot wait: a
+ *                 backend that defers kicks sent from NMI context to an
+ *                 interrupt (ipi, strict) sends this CPU's deferred kicks
+ *                 here, since that interrupt cannot come while we spin
+ *                 with interrupts off (the kicked CPU may hold the lock
+ *                 we spin for only once it has run).
  *
  * A kick that arrives between the waiter's last check and its halt must not
  * be lost: every backend checks *ptr with interrupts off and halts in a way
@@ -32,6 +38,7 @@ struct pvq_pv_ops {
 	bool (*can_wait)(void);
 	void (*wait)(u8 *ptr, u8 val);
 	void (*kick)(int cpu);
+	void (*spinning)(void);
 };
 
 /*
@@ -57,6 +64,11 @@ static inline void pvq_pv_wait(u8 *ptr, u8 val)
 static inline void pvq_pv_kick(int cpu)
 {
 	pvq_pv->kick(cpu);
+}
+
+static inline void pvq_pv_spinning(void)
+{
+	pvq_pv->spinning();
 }
 
 /*

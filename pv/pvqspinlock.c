@@ -205,12 +205,18 @@ void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev)
 	int loop;
 
 	/*
-	 * A waiter that cannot halt spins on ->locked in the caller, like a
-	 * native one: its state stays RUNNING, so the CPU that hands it the
-	 * queue head does not hash it, mark the lock slow or kick it.
+	 * A waiter that cannot halt spins on ->locked like a native one: its
+	 * state stays RUNNING, so the CPU that hands it the queue head does
+	 * not hash it, mark the lock slow or kick it.
 	 */
-	if (!pvq_pv_can_wait())
+	if (!pvq_pv_can_wait()) {
+		for (loop = 0; !READ_ONCE(node->locked); loop++) {
+			if (!(loop & PVQ_PREV_CHECK_MASK))
+				pvq_pv_spinning();	/* see pv_ops.h */
+			cpu_relax();
+		}
 		return;
+	}
 
 	for (;;) {
 		early = false;
@@ -397,8 +403,10 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 		WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
 		if (pvq_head_spin(lock, &block, block_at))
 			break;
-		if (!can_wait)
+		if (!can_wait) {
+			pvq_pv_spinning();	/* see pv_ops.h */
 			continue;
+		}
 		if (!unfair) {
 			/* Fair: about to halt, let running vCPUs take the lock. */
 			WRITE_ONCE(lock->pending, 0);

@@ -68,7 +68,10 @@ static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
 	 * An unlock of that lock meanwhile finds our record instead, but it
 	 * moved the head first, so that wait's check does not halt.  Only an
 	 * NMI could land between that check and the halt, and NMIs never get
-	 * here (pvq_pv_can_wait()).
+	 * here (pvq_pv_can_wait()).  But we may also have come in on the exit
+	 * of an interrupt that ended that wait's halt, and a wait whose halt
+	 * ends only on a kick (strict) goes back to halting: if its ticket
+	 * was served meanwhile, kick our own CPU for it (below).
 	 */
 	struct pvq_pvticketlock *outer_lock = READ_ONCE(w->lock);
 	u16 outer_want = READ_ONCE(w->want);
@@ -97,8 +100,15 @@ static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
 	pvq_ticket_record(w, outer_lock, outer_want);
 	if (outer_lock) {
 		cpumask_set_cpu(smp_processor_id(), &pvq_ticket_waiting_cpus);
-		/* Full barrier: the record is back before it re-checks. */
+		/*
+		 * Full barrier: the record is back before we look at its
+		 * head; an unlock after our look finds the record.  The lock
+		 * cannot be gone: the interrupted context holds a ticket.
+		 */
 		smp_mb__after_atomic();
+		if (pvq_pvticket_served(atomic_read(&outer_lock->tickets.val)) ==
+		    outer_want)
+			pvq_pv_kick(smp_processor_id());
 	} else {
 		cpumask_clear_cpu(smp_processor_id(),
 				  &pvq_ticket_waiting_cpus);
@@ -136,6 +146,8 @@ void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
 		if (can_wait) {
 			pvq_ticket_halt(lock, want);
 			halted = true;
+		} else {
+			pvq_pv_spinning();	/* see pv_ops.h */
 		}
 	}
 out:

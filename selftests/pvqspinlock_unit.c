@@ -741,9 +741,15 @@ static void kick_later(int cpu)
 	WRITE_ONCE(late_kick, cpu);
 }
 
+static void spinning_by_futex(void)
+{
+	futex_ops->spinning();
+}
+
 static const struct pvq_pv_ops late_kick_ops = {
 	.name = "late-kick", .can_wait = can_wait_by_futex,
 	.wait = wait_by_futex, .kick = kick_later,
+	.spinning = spinning_by_futex,
 };
 
 /*

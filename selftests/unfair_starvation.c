@@ -321,11 +321,17 @@ static void late_wake_kick(int cpu)
 	futex_ops->kick(cpu);
 }
 
+static void late_wake_spinning(void)
+{
+	futex_ops->spinning();
+}
+
 static const struct pvq_pv_ops late_wake_ops = {
 	.name = "futex, late head wake-up",
 	.can_wait = late_wake_can_wait,
 	.wait = late_wake_wait,
 	.kick = late_wake_kick,
+	.spinning = late_wake_spinning,
 };
 
 static long involuntary_switches(void)

@@ -119,14 +119,21 @@ static void pvq_none_kick(int cpu)
 	pvq_futex_count(&per_cpu_ptr(&pvq_futex_cpus, cpu)->kicks);
 }
 
+/* A futex wake-up can be sent from any context: nothing is deferred. */
+static void pvq_futex_spinning(void)
+{
+}
+
 static const struct pvq_pv_ops pvq_pv_futex = {
 	.name = "futex", .can_wait = pvq_futex_can_wait,
 	.wait = pvq_futex_wait, .kick = pvq_futex_kick,
+	.spinning = pvq_futex_spinning,
 };
 
 static const struct pvq_pv_ops pvq_pv_none = {
 	.name = "none", .can_wait = pvq_none_can_wait,
 	.wait = pvq_none_wait, .kick = pvq_none_kick,
+	.spinning = pvq_futex_spinning,
 };
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_futex;
