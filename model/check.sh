@@ -17,10 +17,10 @@
 # pvticket.pml (2 CPUs, each a task and a nested NMI or softirq, 2 locks,
 # ipi and strict backends): the same two searches for the C code in each
 # configuration; a counterexample for each seeded bug (the three holes of
-# the PV hardening: BUG_NMI_RECORD, BUG_STRICT_FLAG, BUG_NMI_KICK_DROPPED,
-# and BUG_NO_RECORD_RESTORE); and for the two open findings of README.md
-# ("The PV ticket lock with nested contexts", findings 4 and 5), the
-# counterexample on the C code and "errors: 0" with the candidate fix.
+# the PV hardening: BUG_NMI_RECORD, BUG_STRICT_FLAG, BUG_NMI_KICK_DROPPED;
+# BUG_NO_RECORD_RESTORE; and the C code before the fixes of findings 4
+# and 5 of README.md, "The PV ticket lock with nested contexts":
+# BUG_NO_SELF_KICK, BUG_NO_FLUSH_DEFERRED).
 #
 # Usage: model/check.sh [-v] [-k] [REGEX]
 #   -v     print the counterexample of each expected failure (the steps
@@ -107,7 +107,7 @@ show_trail_pvticket() {
 		sub(/^\(/, "", who); sub(/:.*/, "", who)
 		ln = $5; sub(/.*:/, "", ln)
 		s = $0; sub(/^[^[]*\[/, "[", s)
-		if (s ~ /head|tail|w_lock|w_want|waiting|ipi|halted|kick|work|in_cs|irqs_off|in_nmi|nest\[|assert/)
+		if (s ~ /head|tail|w_lock|w_want|waiting|ipi|halted|kick|pending|work|in_cs|irqs_off|in_nmi|nest\[|assert/)
 			printf "#     cpu%d %-6s line %-4s %s\n", c, who, ln, s
 	}
 	/proc +[1-9][0-9]* \((task|nested)/ && !/\[/ && !/valid end state/ {
@@ -358,6 +358,10 @@ add pass safety "-DNEST_SOFTIRQ" \
 	"pvticket, $SIRQ, ipi: safety" O1
 add pass live "-DNEST_SOFTIRQ" \
 	"pvticket, $SIRQ, ipi: liveness" O1
+add pass safety "-DNEST_SOFTIRQ -DSTRICT" \
+	"pvticket, $SIRQ, strict: safety (finding 4 fixed: the self-kick)" O1
+add pass live "-DNEST_SOFTIRQ -DSTRICT" \
+	"pvticket, $SIRQ, strict: liveness (finding 4 fixed: the self-kick)" O1
 add pass safety "-DNEST_SOFTIRQ -DNEST_OWN_RECORD -DSTRICT" \
 	"pvticket, $OWN (another PV lock), strict: safety" O1
 add pass live "-DNEST_SOFTIRQ -DNEST_OWN_RECORD -DSTRICT" \
@@ -366,13 +370,22 @@ add pass live "-DIRQSAVE" \
 	"pvticket, $NMI, CPU 0's task with interrupts off, ipi: liveness" O1
 add pass live "-DNEST_SOFTIRQ -DIRQSAVE" \
 	"pvticket, $SIRQ, CPU 0's task with interrupts off, ipi: liveness" O1
+add pass safety "-DNEST_NMI_TRYLOCK -DIRQSAVE" \
+	"pvticket, $TRY, CPU 0's task with interrupts off, ipi: safety"
+add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE" \
+	"pvticket, $TRY, CPU 0's task with interrupts off, ipi: liveness (finding 5 fixed: spinning() sends the deferred kicks)" O1
+add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DSTRICT" \
+	"pvticket, $TRY, CPU 0's task with interrupts off, strict: liveness (finding 5 fixed)" O1
 
-# Seeded bugs: the three holes of the PV hardening, and one more.
-add "fail:$DEAD" deadlock "-DBUG_NMI_RECORD" \
+# Seeded bugs: the three holes of the PV hardening, one more, and the C
+# code before the fixes of findings 4 and 5 (commit d7d3a7c).  Hole 1 is
+# checked without the self-kick (the C code that had it had none): the
+# NMI's own self-kick, deferred to its irq_work, would end the task's hlt.
+add "fail:$DEAD" deadlock "-DBUG_NMI_RECORD -DBUG_NO_SELF_KICK" \
 	"pvticket BUG_NMI_RECORD (hole 1), $NMI, ipi: the NMI hides the task's record, task halted forever (invalid end state)"
-add "fail:$LIVE" live-A "-DBUG_NMI_RECORD" \
+add "fail:$LIVE" live-A "-DBUG_NMI_RECORD -DBUG_NO_SELF_KICK" \
 	"pvticket BUG_NMI_RECORD (hole 1), $NMI, ipi: liveness violated"
-add "fail:$DEAD" deadlock "-DBUG_NMI_RECORD -DSTRICT" \
+add "fail:$DEAD" deadlock "-DBUG_NMI_RECORD -DBUG_NO_SELF_KICK -DSTRICT" \
 	"pvticket BUG_NMI_RECORD (hole 1), $NMI, strict: task halted forever"
 add "fail:$DEAD" deadlock "-DBUG_STRICT_FLAG -DSTRICT -DNEST_SOFTIRQ -DNEST_OWN_RECORD" \
 	"pvticket BUG_STRICT_FLAG (hole 3), $OWN, strict: the softirq eats the task's kick, task halted forever (invalid end state)"
@@ -386,25 +399,14 @@ add "fail:$DEAD" deadlock "-DBUG_NMI_KICK_DROPPED -DNEST_NMI_TRYLOCK -DSTRICT" \
 	"pvticket BUG_NMI_KICK_DROPPED (hole 2), $TRY, strict: waiter halted forever"
 add "fail:$DEAD" deadlock "-DBUG_NO_RECORD_RESTORE -DNEST_SOFTIRQ" \
 	"pvticket BUG_NO_RECORD_RESTORE, $SIRQ, ipi: the softirq clears the task's record, task halted forever (invalid end state)"
-
-# The open findings 4 and 5 of README.md: the counterexample on the C code
-# as it is, and "errors: 0" with the candidate fix.
-add "fail:$DEAD" deadlock "-DNEST_SOFTIRQ -DSTRICT" \
-	"pvticket finding 4 (open), $SIRQ, strict: a softirq during the task's halt hides its record, task halted forever (invalid end state)"
-add "fail:$LIVE" live-A "-DNEST_SOFTIRQ -DSTRICT" \
-	"pvticket finding 4 (open), $SIRQ, strict: liveness violated"
-add pass safety "-DNEST_SOFTIRQ -DSTRICT -DFIX_SELF_KICK" \
-	"pvticket finding 4, candidate fix FIX_SELF_KICK, $SIRQ, strict: safety" O1
-add pass live "-DNEST_SOFTIRQ -DSTRICT -DFIX_SELF_KICK" \
-	"pvticket finding 4, candidate fix FIX_SELF_KICK, $SIRQ, strict: liveness" O1
-add "fail:$LIVE" live "-DNEST_NMI_TRYLOCK -DIRQSAVE" \
-	"pvticket finding 5 (open), $TRY, CPU 0's task with interrupts off, ipi: the deferred kick is never sent, liveness violated"
-add "fail:$LIVE" live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DSTRICT" \
-	"pvticket finding 5 (open), $TRY, CPU 0's task with interrupts off, strict: liveness violated"
-add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DFIX_FLUSH_DEFERRED" \
-	"pvticket finding 5, candidate fix FIX_FLUSH_DEFERRED, $TRY, CPU 0's task with interrupts off, ipi: liveness" O1
-add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DFIX_FLUSH_DEFERRED -DSTRICT" \
-	"pvticket finding 5, candidate fix FIX_FLUSH_DEFERRED, $TRY, CPU 0's task with interrupts off, strict: liveness" O1
+add "fail:$DEAD" deadlock "-DBUG_NO_SELF_KICK -DNEST_SOFTIRQ -DSTRICT" \
+	"pvticket BUG_NO_SELF_KICK (finding 4), $SIRQ, strict: a softirq during the task's halt hides its record, task halted forever (invalid end state)"
+add "fail:$LIVE" live-A "-DBUG_NO_SELF_KICK -DNEST_SOFTIRQ -DSTRICT" \
+	"pvticket BUG_NO_SELF_KICK (finding 4), $SIRQ, strict: liveness violated"
+add "fail:$LIVE" live "-DBUG_NO_FLUSH_DEFERRED -DNEST_NMI_TRYLOCK -DIRQSAVE" \
+	"pvticket BUG_NO_FLUSH_DEFERRED (finding 5), $TRY, CPU 0's task with interrupts off, ipi: the deferred kick is never sent, liveness violated"
+add "fail:$LIVE" live "-DBUG_NO_FLUSH_DEFERRED -DNEST_NMI_TRYLOCK -DIRQSAVE -DSTRICT" \
+	"pvticket BUG_NO_FLUSH_DEFERRED (finding 5), $TRY, CPU 0's task with interrupts off, strict: liveness violated"
 
 # Run them, JOBS at a time (pan is single-threaded; the machine has two
 # cores), and print each result in order as soon as it and all before it

@@ -23,9 +23,11 @@
  *                     pvq_ticket_record(), pvq_ticket_clear_flag(),
  *                     pvq_pvticket_unlock_slowpath(), pvq_ticket_kick()
  *   pv/pv_backends.c  pvq_ipi_can_wait(), pvq_ipi_wait(), pvq_ipi_kick(),
- *                     pvq_defer_kick(), pvq_send_nmi_kicks(),
+ *                     pvq_defer_kick(), pvq_send_deferred_kicks() (the
+ *                     irq_work pvq_nmi_kicks_work()), pvq_ipi_spinning(),
  *                     pvq_strict_wait(), pvq_strict_kick()
- *   pv/pv_ops.h       the can_wait() / wait(ptr, val) / kick(cpu) contract
+ *   pv/pv_ops.h       the can_wait() / wait(ptr, val) / kick(cpu) /
+ *                     spinning() contract
  *
  * The machine (see README.md for why each choice is the strict one):
  *
@@ -88,8 +90,6 @@
  *   IRQSAVE            CPU 0's task takes lock A with interrupts off.
  *   ITERS              acquisitions of lock A per task (default 1).
  *   NEST_RUNS          runs of the nested context per CPU (default 1).
- *   FIX_SELF_KICK      candidate fix of README.md finding 4.
- *   FIX_FLUSH_DEFERRED candidate fix of README.md finding 5.
  *   BUG_*              seeded bugs, see below.
  *
  * Properties:
@@ -129,18 +129,23 @@
  *                         the way out (the C code before commit b68d2ab)
  *                         instead of putting back the record of the
  *                         context it interrupted.
- *
- * Open findings (README.md; the C code fails, the candidate fix passes):
- *
- *   4. NEST_SOFTIRQ STRICT: a softirq runs on the exit of the interrupt
- *      that ends the task's hlt, replaces the CPU's record while it waits
- *      on B; an unlock of A meanwhile finds no record for the task, and
- *      the strict wait, which tests only its kick count, halts again for
- *      ever.  FIX_SELF_KICK.
- *   5. NEST_NMI_TRYLOCK IRQSAVE: the NMI's kick is deferred to an irq_work
- *      that cannot run while CPU 0's task spins with interrupts off, for
- *      the same lock, behind the waiter the kick was for.
- *      FIX_FLUSH_DEFERRED.
+ *   BUG_NO_SELF_KICK      finding 4 (README.md), the C code before commit
+ *                         d7d3a7c: pvq_ticket_halt() puts the interrupted
+ *                         record back but does not kick its own CPU when
+ *                         that record's ticket was served meanwhile.
+ *                         Shows with NEST_SOFTIRQ STRICT: a softirq on
+ *                         the exit of the interrupt that ends the task's
+ *                         hlt replaces the record while it waits on B; an
+ *                         unlock of A meanwhile finds no record for the
+ *                         task, and the strict wait, which tests only its
+ *                         kick count, halts again forever.
+ *   BUG_NO_FLUSH_DEFERRED finding 5, the C code before commit d7d3a7c: no
+ *                         spinning() op; a waiter that cannot wait never
+ *                         sends its CPU's deferred NMI kicks.  Shows with
+ *                         NEST_NMI_TRYLOCK IRQSAVE: the NMI's kick is
+ *                         deferred to an irq_work that cannot run while
+ *                         CPU 0's task spins with interrupts off, for the
+ *                         same lock, behind the waiter the kick was for.
  */
 
 #ifndef NCPU
@@ -226,10 +231,12 @@ byte kicks[NCPU];		/* pvq_strict_kicks: a count, never consumed */
 #endif
 
 /*
- * struct pvq_nmi_kicks of each CPU c: the targets (nmi_kick[c * NCPU + t])
- * and its irq_work, queued (the self-IPI is pending) while work[c].
+ * struct pvq_nmi_kicks of each CPU c: the targets (nmi_kick[c * NCPU + t]),
+ * the hint ->pending (nmi_pending[c]) and its irq_work, queued (the
+ * self-IPI is pending) while work[c].
  */
 bit  nmi_kick[NCPU * NCPU];
+bit  nmi_pending[NCPU];
 bit  work[NCPU];
 
 /* Ghost variables of the properties. */
@@ -341,8 +348,9 @@ inline pv_wait(ptr, val)
  * old xchg(kicked, 1); then pvq_ipi_kick().  pvq_ipi_kick(): in NMI
  * context pvq_defer_kick() (cpumask_set_cpu() of the target and
  * irq_work_queue(), nothing else runs on this CPU in between), or,
- * BUG_NMI_KICK_DROPPED, nothing; else smp_send_reschedule().  On strict a
- * softirq may arrive on the kicker's CPU between the two steps.
+ * BUG_NMI_KICK_DROPPED, nothing; else smp_send_reschedule() (to our own
+ * CPU too: the self-kick of pvq_ticket_halt()).  On strict a softirq may
+ * arrive on the kicker's CPU between the two steps.
  */
 inline pv_kick(cpu)
 {
@@ -360,6 +368,7 @@ inline pv_kick(cpu)
 			skip
 #else
 			nmi_kick[me * NCPU + cpu] = 1;
+			nmi_pending[me] = 1;
 			work[me] = 1
 #endif
 		:: else -> ipi[cpu] = 1
@@ -368,12 +377,14 @@ inline pv_kick(cpu)
 }
 
 /*
- * pvq_send_nmi_kicks() of CPU me: for each target,
- * cpumask_test_and_clear_cpu() and smp_send_reschedule().  @t: a scratch
- * local, 0 on entry and on exit.  Used inside a d_step.
+ * pvq_send_deferred_kicks() of CPU me, run by the irq_work: clear the
+ * hint ->pending, then for each target, cpumask_test_and_clear_cpu() and
+ * smp_send_reschedule().  @t: a scratch local, 0 on entry and on exit.
+ * Used inside a d_step.
  */
 inline send_nmi_kicks(t)
 {
+	nmi_pending[me] = 0;
 	do
 	:: t < NCPU ->
 		if
@@ -386,6 +397,37 @@ inline send_nmi_kicks(t)
 	:: else -> break
 	od;
 	t = 0
+}
+
+/*
+ * pvq_ipi_spinning() (ipi and strict): if (READ_ONCE(k->pending) &&
+ * !in_nmi()) pvq_send_deferred_kicks(k): WRITE_ONCE(k->pending, 0), then
+ * for each target cpumask_test_and_clear_cpu() and smp_send_reschedule()
+ * (one step per target).  The caller has interrupts off (it cannot wait
+ * and is not an NMI), so only an NMI of its CPU lands in between: it
+ * sets a target and the hint again, which the next round sees.  @c: a
+ * scratch local (pvq_ticket_kick()'s), 0 on entry and on exit.
+ */
+inline pv_spinning()
+{
+	if
+	:: d_step { nmi_pending[me] && !in_nmi[me] -> c = 0 };
+		nmi_pending[me] = 0;
+		do
+		:: c < NCPU ->
+			d_step {
+				if
+				:: nmi_kick[me * NCPU + c] ->
+					nmi_kick[me * NCPU + c] = 0;
+					ipi[c] = 1
+				:: else
+				fi;
+				c++
+			}
+		:: else -> c = 0; break
+		od
+	:: else
+	fi
 }
 
 /*
@@ -419,12 +461,14 @@ inline pvt_halt(l)
 	:: o_lock != 0 -> waiting_cpus[rec] = 1	/* cpumask_set_cpu() */
 	:: else -> waiting_cpus[rec] = 0		/* cpumask_clear_cpu() */
 	fi;
-#ifdef FIX_SELF_KICK
+#ifndef BUG_NO_SELF_KICK
 	/*
-	 * Candidate fix of README.md finding 4: an unlock of the interrupted
-	 * context's lock may have moved the head and then missed its record
-	 * (ours was in place).  If its ticket is served, kick our own CPU:
-	 * on strict the count moves, and its wait ends.
+	 * Finding 4 (commit d7d3a7c): an unlock of the interrupted context's
+	 * lock may have moved the head and then missed its record (ours was
+	 * in place).  After the record is back (full barrier), if its
+	 * ticket is served (atomic_read() of the word), pvq_pv_kick(
+	 * smp_processor_id()): on strict the count moves, and its wait ends.
+	 * (We can wait, so we are not in NMI context: the kick is an IPI.)
 	 */
 	if
 	:: o_lock != 0 && SERVED(head[o_lock - 1]) == o_want -> pv_kick(me)
@@ -469,17 +513,20 @@ inline pvt_lock(l)
 		:: SERVED(head[l]) == want -> break	/* goto out */
 		:: SERVED(head[l]) != want ->		/* threshold */
 			if
-			:: can_wait -> pvt_halt(l)
-#ifdef FIX_FLUSH_DEFERRED
+#ifndef BUG_NO_FLUSH_DEFERRED
 			/*
-			 * Candidate fix of README.md finding 5: a waiter that
-			 * cannot halt (interrupts off, not an NMI) sends the
-			 * kicks an NMI deferred on its CPU: their irq_work
-			 * cannot run before it enables interrupts.
+			 * Finding 5 (commit d7d3a7c): a waiter that cannot
+			 * halt calls pvq_pv_spinning() once per round:
+			 * pvq_ipi_spinning() sends the kicks an NMI deferred
+			 * on its CPU (their irq_work cannot run before it
+			 * enables interrupts) if the hint is set and it is
+			 * not in NMI context.
 			 */
-			:: !can_wait && !in_nmi[me] -> d_step { send_nmi_kicks(c) }
+			:: !can_wait -> pv_spinning()
+#else
+			:: !can_wait
 #endif
-			:: else
+			:: can_wait -> pvt_halt(l)
 			fi
 		od;
 		/*
