@@ -51,10 +51,13 @@ checkpatch: deps-source
 	scripts/run-checkpatch $(DEPS_DIR)
 
 # Every shell script of the project, with shellcheck's defaults (a
-# directive in a script says why where a warning is meant).
+# directive in a script says why where a warning is meant).  The shell
+# of guest-init.sh (the guest's /init, busybox sh) comes from its
+# "shellcheck shell=" directive.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	selftests/ksft_runner.sh $(wildcard selftests/vm/*.sh) \
-	$(filter-out tools/lib,$(wildcard tools/*))
+	$(filter-out tools/lib,$(wildcard tools/*)) \
+	tools/lib/guest-init.sh
 
 shellcheck: deps-check
 	shellcheck $(SHELL_SCRIPTS)
