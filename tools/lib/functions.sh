@@ -97,3 +97,13 @@ strip_ts() {
 console_text() {
 	tr -d '\r' <"$1" | strip_ts
 }
+
+# --- benchmark reports -----------------------------------------------------
+
+# report_section FILE TITLE: the "### TITLE..." section of a report.md,
+# from its heading to the next one.
+report_section() {
+	awk -v want="### $2" '
+		index($0, "### ") == 1 { on = index($0, want) == 1 }
+		on' "$1"
+}
