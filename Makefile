@@ -51,10 +51,14 @@ checkpatch: deps-source
 	scripts/run-checkpatch $(DEPS_DIR)
 
 # Every shell script of the project, with shellcheck's defaults (a
-# directive in a script says why where a warning is meant).
+# directive in a script says why where a warning is meant).  The shell of
+# the two in tools/lib comes from their "shellcheck shell=" directive:
+# functions.sh is bash, sourced by the host-side scripts; guest-init.sh is
+# the guest's /init, busybox sh.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	selftests/ksft_runner.sh $(wildcard selftests/vm/*.sh) \
-	$(filter-out tools/lib,$(wildcard tools/*))
+	$(filter-out tools/lib,$(wildcard tools/*)) \
+	tools/lib/functions.sh tools/lib/guest-init.sh
 
 shellcheck: deps-check
 	shellcheck $(SHELL_SCRIPTS)

@@ -31,6 +31,8 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/lib/functions.sh
+. "$ROOT/tools/lib/functions.sh"
 modules=
 types=
 secs=2
@@ -136,8 +138,7 @@ vmrun_rc=$?
 
 # The console of library run $1, timestamps and CRs removed.
 lib_run_log() {
-	tr -d '\r' <"$console" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' |
-		sed -n "/^fault-run $1 start:/,/^fault-run $1 done/p"
+	console_text "$console" | sed -n "/^fault-run $1 start:/,/^fault-run $1 done/p"
 }
 
 # Value of key $2 on the summary line in $1 ("" if absent).
@@ -222,55 +223,42 @@ check_lib_run() {
 	fi
 }
 
-echo "TAP version 13"
-n=0
-# The type list is meant to split into words.
-# shellcheck disable=SC2086
-set -- $types
-echo "1..$((2 * $# + 2 + ${#lib_runs[@]}))"
-fail=0
+tap_start
 for t in $types; do
-	n=$((n + 1))
 	summary=$(grep -a "$t-torture: summary:" "$console" | head -n 1)
 	if grep -aq "$t-torture: --- End of test: FAILURE" "$console" &&
 	   [[ $summary =~ result=FAILURE ]] &&
 	   ! [[ $summary =~ fail=0\ lost=0 ]]; then
 		counts=$(grep -oE 'fail=[0-9]+ lost=[0-9]+' <<<"$summary")
-		echo "ok $n fault exclusion detected: $t ($counts)"
+		ok "fault exclusion detected: $t ($counts)"
 	else
-		echo "not ok $n fault exclusion detected: $t # no FAILURE report"
-		fail=1
+		not_ok "fault exclusion detected: $t" "no FAILURE report"
 	fi
 done
 # The second run of each type is the stall run: its report must show the
 # watchdog's STALL line, the lock word, and FAILURE.
 for t in $types; do
-	n=$((n + 1))
 	log=$(sed -n "/$t-torture: FAULT INJECTION BUILD: inject_fault=stall/,/$t-torture: --- End of test/p" "$console")
 	if grep -aq "$t-torture: STALL: " <<<"$log" &&
 	   grep -aqE "$t-torture: lock 0: (lock )?word" <<<"$log" &&
 	   grep -aq "$t-torture: --- End of test: FAILURE" <<<"$log"; then
-		echo "ok $n stall detected: $t"
+		ok "stall detected: $t"
 	else
-		echo "not ok $n stall detected: $t # no STALL report with lock word and FAILURE"
-		fail=1
+		not_ok "stall detected: $t" "no STALL report with lock word and FAILURE"
 	fi
 done
 # The last run: only interrupt-context sections skip their lock.
-n=$((n + 1))
 log=$(sed -n "/$irq_type-torture: FAULT INJECTION BUILD: inject_fault=irq_exclusion/,/$irq_type-torture: --- End of test/p" "$console")
 summary=$(grep -a "$irq_type-torture: summary:" <<<"$log" | head -n 1)
 if grep -aq "$irq_type-torture: --- End of test: FAILURE" <<<"$log" &&
    [[ $summary =~ result=FAILURE ]] && ! [[ $summary =~ fail=0\ lost=0 ]] &&
    ! [[ $summary =~ hardirq_acq=0 ]]; then
 	counts=$(grep -oE 'fail=[0-9]+ lost=[0-9]+' <<<"$summary")
-	echo "ok $n fault irq_exclusion detected: $irq_type ($counts)"
+	ok "fault irq_exclusion detected: $irq_type ($counts)"
 else
-	echo "not ok $n fault irq_exclusion detected: $irq_type # no FAILURE report"
-	fail=1
+	not_ok "fault irq_exclusion detected: $irq_type" "no FAILURE report"
 fi
 for i in "${!lib_runs[@]}"; do
-	n=$((n + 1))
 	what=${lib_runs[i]}
 	case $what in
 	*end) name="lib fault ${what#fault } of run detected (pv_backend=strict)" ;;
@@ -280,17 +268,14 @@ for i in "${!lib_runs[@]}"; do
 	esac
 	res=$(check_lib_run $((i + 1)) "$what")
 	if [[ $res == FAIL* ]]; then
-		echo "not ok $n $name # ${res#FAIL }"
-		fail=1
+		not_ok "$name" "${res#FAIL }"
 	else
-		echo "ok $n $name: $res"
+		ok "$name: $res"
 	fi
 done
-n=$((n + 1))
 if [ "$vmrun_rc" -ne 0 ] && [ "$vmrun_rc" -ne 124 ]; then
-	echo "ok $n vmrun reports the failure (exit $vmrun_rc)"
+	ok "vmrun reports the failure (exit $vmrun_rc)"
 else
-	echo "not ok $n vmrun reports the failure # exit $vmrun_rc"
-	fail=1
+	not_ok "vmrun reports the failure" "exit $vmrun_rc"
 fi
-exit $fail
+tap_end

@@ -14,6 +14,8 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/lib/functions.sh
+. "$ROOT/tools/lib/functions.sh"
 VMRUN=$ROOT/tools/vmrun
 modules=$ROOT
 type=pvqspinlock
@@ -40,22 +42,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$type" ] || usage
 
-n=0
-fail=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fail=1
-	echo "not ok $n $1 # $2"
-}
-
-echo "TAP version 13"
-echo "1..2"
+tap_start
 mkdir -p "$outdir"
 console=$outdir/console.log
 "$VMRUN" --quiet --modules "$modules" --vcpus 1 \
@@ -64,10 +51,10 @@ console=$outdir/console.log
 	--run "torture_type=$type runtime_secs=1 stat_interval=0" \
 	>"$outdir/vmrun.log" 2>&1
 rc=$?
-echo "# vmrun exit $rc; console $console"
+diag "vmrun exit $rc; console $console"
 
 name="pv_backend=auto with one vCPU: none, because of the one possible CPU"
-line=$(tr -d '\r' <"$console" 2>/dev/null | grep -a -m 1 "pvq_locks: pv backend")
+line=$(console_text "$console" 2>/dev/null | grep -a -m 1 "pvq_locks: pv backend")
 case $line in
 *"pv backend none (one possible CPU"*) ok "$name" ;;
 *) not_ok "$name" "${line:-no 'pv backend' line on the console}" ;;
@@ -75,9 +62,9 @@ esac
 
 name="$type runs to SUCCESS on it"
 if [ "$rc" -eq 0 ] &&
-   tr -d '\r' <"$console" | grep -aq "$type-torture: --- End of test: SUCCESS"; then
+   console_text "$console" | grep -aq "$type-torture: --- End of test: SUCCESS"; then
 	ok "$name"
 else
 	not_ok "$name" "vmrun exit $rc: $(grep -m 1 '^reason=' "$outdir/result" 2>/dev/null)"
 fi
-exit "$fail"
+tap_end

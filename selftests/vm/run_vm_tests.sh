@@ -12,6 +12,8 @@ readonly PROG=run_vm_tests.sh
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$HERE/../.." && pwd)
 readonly HERE REPO_ROOT
+# shellcheck source=tools/lib/functions.sh
+. "$REPO_ROOT/tools/lib/functions.sh"
 readonly VMRUN=$REPO_ROOT/tools/vmrun
 readonly GUEST_SCRIPT=$HERE/torture_smoke.sh
 
@@ -79,16 +81,6 @@ failure on top of its TAP results.
 EOF
 }
 
-usage_error() {
-	printf '%s: %s\n\n' "$PROG" "$*" >&2
-	usage >&2
-	exit 2
-}
-
-is_posint() {
-	[[ $1 =~ ^[0-9]+$ ]] && ((10#$1 > 0))
-}
-
 parse_args() {
 	local opt v
 	while (($#)); do
@@ -104,23 +96,16 @@ parse_args() {
 		(($#)) || usage_error "$opt needs a value"
 		case $opt in
 		--types) TYPES=$1 ;;
-		--secs) is_posint "$1" || usage_error "--secs: '$1' is not a positive number"
-			SECS=$((10#$1)) ;;
+		--secs) need_int "$opt" "$1" 1 86400; SECS=$((10#$1)) ;;
 		--vcpus-list) VCPUS_LIST=$1 ;;
-		--pv-vcpus) [[ $1 =~ ^[0-9]+$ ]] || usage_error "--pv-vcpus: '$1' is not a number"
-			PV_VCPUS=$((10#$1)) ;;
-		--hotplug-vcpus) [[ $1 =~ ^[0-9]+$ ]] || usage_error "--hotplug-vcpus: '$1' is not a number"
-			HOTPLUG_VCPUS=$((10#$1)) ;;
-		--hardened-vcpus) [[ $1 =~ ^[0-9]+$ ]] ||
-				usage_error "--hardened-vcpus: '$1' is not a number"
-			HARDENED_VCPUS=$((10#$1)) ;;
-		--strict-hardened-vcpus) [[ $1 =~ ^[0-9]+$ ]] ||
-				usage_error "--strict-hardened-vcpus: '$1' is not a number"
-			STRICT_HARDENED_VCPUS=$((10#$1)) ;;
+		--pv-vcpus) need_int "$opt" "$1" 0 255; PV_VCPUS=$((10#$1)) ;;
+		--hotplug-vcpus) need_int "$opt" "$1" 0 255; HOTPLUG_VCPUS=$((10#$1)) ;;
+		--hardened-vcpus) need_int "$opt" "$1" 0 255; HARDENED_VCPUS=$((10#$1)) ;;
+		--strict-hardened-vcpus)
+			need_int "$opt" "$1" 0 255; STRICT_HARDENED_VCPUS=$((10#$1)) ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
-		--timeout) is_posint "$1" || usage_error "--timeout: '$1' is not a positive number"
-			TIMEOUT=$((10#$1)) ;;
+		--timeout) need_int "$opt" "$1" 1 86400; TIMEOUT=$((10#$1)) ;;
 		--modules) VMRUN_EXTRA+=(--modules "$1") ;;
 		esac
 		shift
@@ -128,7 +113,7 @@ parse_args() {
 	[[ -n ${TYPES// /} ]] || usage_error "--types: empty list"
 	[[ -n ${VCPUS_LIST// /} ]] || usage_error "--vcpus-list: empty list"
 	for v in $VCPUS_LIST; do
-		is_posint "$v" || usage_error "--vcpus-list: '$v' is not a positive number"
+		need_int --vcpus-list "$v" 1 255
 	done
 }
 
@@ -164,7 +149,7 @@ vm_timeout() {
 
 # TAP lines the guest printed on the serial console.
 tap_lines() {
-	tr -d '\r' <"$1" | grep -aE '^(TAP version |1\.\.[0-9]+|ok [0-9]+|not ok [0-9]+|# )' || true
+	console_text "$1" | grep -aE '^(TAP version |1\.\.[0-9]+|ok [0-9]+|not ok [0-9]+|# )' || true
 }
 
 # Types whose fairness is asserted in a VM with $1 vCPUs.

@@ -16,6 +16,8 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/lib/functions.sh
+. "$ROOT/tools/lib/functions.sh"
 VMRUN=$ROOT/tools/vmrun
 modules=$ROOT
 type=qspinlock
@@ -52,25 +54,6 @@ while [ $# -gt 0 ]; do
 done
 [[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ && -n $type ]] || usage
 
-n=0
-fail=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fail=1
-	echo "not ok $n $1 # $2"
-}
-
-# Console without CRs and kernel timestamps.
-console_text() {
-	tr -d '\r' <"$1" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //'
-}
-
 # Line number of the first console line containing $2 (fixed string), or 0.
 line_of() {
 	local l
@@ -94,16 +77,13 @@ run_guest() {
 
 # The boot takes 10-30 s under TCG; the run secs plus its report.
 timeout=$((120 + secs))
-plan=4
-((negative)) && plan=$((plan + 1))
-echo "TAP version 13"
-echo "1..$plan"
+tap_start
 
 dir=$outdir/poweroff
 console=$dir/console.log
 params="torture_type=$type shutdown_secs=$secs stat_interval=0"
 run_guest "$dir" --run "$params"
-echo "# insmod $params: vmrun exit $vmrun_rc after $vmrun_secs s (timeout $timeout s); console $console"
+diag "insmod $params: vmrun exit $vmrun_rc after $vmrun_secs s (timeout $timeout s); console $console"
 
 if ((vmrun_rc == 0)) && grep -qx 'status=pass' "$dir/result" 2>/dev/null; then
 	ok "vmrun --expect-poweroff passes"
@@ -145,7 +125,7 @@ fi
 if ((negative)); then
 	dir=$outdir/no-poweroff
 	run_guest "$dir" --run "torture_type=$type runtime_secs=1 stat_interval=0"
-	echo "# runtime_secs=1 (no power-off): vmrun exit $vmrun_rc after $vmrun_secs s"
+	diag "runtime_secs=1 (no power-off): vmrun exit $vmrun_rc after $vmrun_secs s"
 	if ((vmrun_rc == 1)) &&
 	   grep -q '^reason=guest: .*did not power itself off' "$dir/result"; then
 		ok "vmrun --expect-poweroff fails when the guest does not power off"
@@ -154,4 +134,4 @@ if ((negative)); then
 			"exit $vmrun_rc: $(grep -m 1 '^reason=' "$dir/result" 2>/dev/null)"
 	fi
 fi
-exit "$fail"
+tap_end

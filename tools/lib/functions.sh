@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers shared by the host-side scripts (tools/*, selftests/vm/*.sh that
+# run on the host), in the manner of rcutorture's functions.sh: TAP output,
+# number checks, usage and setup errors, the console log as text.
+#
+#   . "$ROOT/tools/lib/functions.sh"
+#
+# A script that uses usage_error, die or need_int sets PROG (the name its
+# messages start with) and defines usage() first.  The guest-side scripts
+# run under busybox sh and cannot use this file: see guest-init.sh.
+
+# --- TAP ---------------------------------------------------------------
+# One line per test, "ok N NAME" or "not ok N NAME # REASON", numbered in
+# TAP_N; TAP_FAILED counts the failures.  tap_end prints the plan last
+# (TAP 13 allows it after the tests) and returns non-zero if any failed.
+
+TAP_N=0
+TAP_FAILED=0
+
+ok() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N $1"
+}
+
+# not_ok NAME [REASON]
+not_ok() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAILED=$((TAP_FAILED + 1))
+	echo "not ok $TAP_N $1${2:+ # $2}"
+}
+
+# skip NAME REASON: a test that could not run here passes as skipped.
+skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N $1 # SKIP $2"
+}
+
+diag() {
+	echo "# $*"
+}
+
+tap_start() {
+	echo "TAP version 13"
+}
+
+tap_end() {
+	echo "1..$TAP_N"
+	((TAP_FAILED == 0))
+}
+
+# --- errors --------------------------------------------------------------
+
+# A bad option or value: the message, the usage, exit 2.
+usage_error() {
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	usage >&2
+	exit 2
+}
+
+# A setup error (missing tool or file): one line, exit 2.
+die() {
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	exit 2
+}
+
+warn() {
+	printf '%s: warning: %s\n' "$PROG" "$*" >&2
+}
+
+# --- numbers -------------------------------------------------------------
+
+# A whole number of at most 9 digits (so that arithmetic on it is safe).
+is_uint() {
+	[[ $1 =~ ^[0-9]{1,9}$ ]]
+}
+
+# need_int OPTION VALUE MIN MAX: a whole number within [MIN, MAX], else a
+# usage error.
+need_int() {
+	local opt=$1 val=$2 min=$3 max=$4
+
+	if ! is_uint "$val" || ((10#$val < min || 10#$val > max)); then
+		usage_error "$opt: '$val' is not a whole number in $min..$max"
+	fi
+}
+
+# --- console logs ----------------------------------------------------------
+
+# Kernel log lines carry "[    1.234567] "; checks read better without.
+strip_ts() {
+	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //'
+}
+
+# A guest's serial console FILE without CRs and kernel timestamps.
+console_text() {
+	tr -d '\r' <"$1" | strip_ts
+}
+
+# --- benchmark reports -----------------------------------------------------
+
+# report_section FILE TITLE: the "### TITLE..." section of a report.md,
+# from its heading to the next one.
+report_section() {
+	awk -v want="### $2" '
+		index($0, "### ") == 1 { on = index($0, want) == 1 }
+		on' "$1"
+}
