@@ -37,6 +37,18 @@ static __always_inline bool pvq_pvqspin_trylock(struct pvq_qspinlock *lock)
 	return pvq_qspin_trylock(lock);
 }
 
+/* The native word: the slow value is a held lock too. */
+static __always_inline bool pvq_pvqspin_is_locked(struct pvq_qspinlock *lock)
+{
+	return pvq_qspin_is_locked(lock);
+}
+
+/* A pending queue head or a queue: somebody besides the owner waits. */
+static __always_inline bool pvq_pvqspin_is_contended(struct pvq_qspinlock *lock)
+{
+	return pvq_qspin_is_contended(lock);
+}
+
 static __always_inline void pvq_pvqspin_lock(struct pvq_qspinlock *lock)
 {
 	int val;

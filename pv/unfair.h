@@ -38,6 +38,23 @@ static __always_inline void pvq_unfair_init(struct pvq_qspinlock *lock)
 	pvq_qspin_init(lock);
 }
 
+/* The PV trylock: a free word only, never past a queue. */
+static __always_inline bool pvq_unfair_trylock(struct pvq_qspinlock *lock)
+{
+	return pvq_pvqspin_trylock(lock);
+}
+
+static __always_inline bool pvq_unfair_is_locked(struct pvq_qspinlock *lock)
+{
+	return pvq_pvqspin_is_locked(lock);
+}
+
+/* Stealers leave no trace in the word: only the pending head and the queue. */
+static __always_inline bool pvq_unfair_is_contended(struct pvq_qspinlock *lock)
+{
+	return pvq_pvqspin_is_contended(lock);
+}
+
 static __always_inline void pvq_unfair_lock(struct pvq_qspinlock *lock)
 {
 	int val;

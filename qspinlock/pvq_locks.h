@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The lock library's API: every lock this build contains, one header each,
- * all with the same verbs (init, lock, trylock, unlock, ...).
+ * all with the same verbs: init, lock, unlock, trylock, is_locked and
+ * is_contended.
  *
  * PVQ_PV_QSPINLOCK is set when the PV queued spinlock is built (it needs
  * both QUEUE_SPINLOCK and PARAVIRT_SPINLOCKS).

@@ -125,12 +125,14 @@ static bool pvticket_is_locked(void *l) { return pvq_pvticket_is_locked(l); }
 static void pvqspin_init(void *l) { pvq_pvqspin_init(l); }
 static void pvqspin_lock(void *l) { pvq_pvqspin_lock(l); }
 static void pvqspin_unlock(void *l) { pvq_pvqspin_unlock(l); }
+static bool pvqspin_is_locked(void *l) { return pvq_pvqspin_is_locked(l); }
 #endif
 
 #ifdef PVQ_UNFAIR_LOCKS
 static void unfair_init(void *l) { pvq_unfair_init(l); }
 static void unfair_lock(void *l) { pvq_unfair_lock(l); }
 static void unfair_unlock(void *l) { pvq_unfair_unlock(l); }
+static bool unfair_is_locked(void *l) { return pvq_unfair_is_locked(l); }
 #endif
 
 #if PVQ_STRESS_BREAK
@@ -178,11 +180,11 @@ static const struct stress_type types[] = {
 #endif
 #ifdef STRESS_PVQSPIN
 	{ "pvqspinlock", pvqspin_init, pvqspin_lock, pvqspin_unlock,
-	  qspin_is_locked, "futex" },
+	  pvqspin_is_locked, "futex" },
 #endif
 #ifdef PVQ_UNFAIR_LOCKS
 	{ "pvqspinlock_unfair", unfair_init, unfair_lock, unfair_unlock,
-	  qspin_is_locked, "futex" },
+	  unfair_is_locked, "futex" },
 #endif
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 	{ "pvticket-none", pvticket_init, pvticket_lock, pvticket_unlock,
@@ -190,7 +192,7 @@ static const struct stress_type types[] = {
 #endif
 #ifdef STRESS_PVQSPIN
 	{ "pvqspinlock-none", pvqspin_init, pvqspin_lock, pvqspin_unlock,
-	  qspin_is_locked, "none" },
+	  pvqspin_is_locked, "none" },
 #endif
 };
 

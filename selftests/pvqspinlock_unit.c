@@ -355,6 +355,50 @@ TEST_F(pvqspin, uncontended_lock_never_enters_pv_code)
 }
 
 /*
+ * Every lock has the same verbs (lock, unlock, trylock, is_locked,
+ * is_contended); the PV ones read the native word, slow value included.
+ */
+TEST_F(pvqspin, verbs_read_the_word_in_every_state)
+{
+	struct pvq_qspinlock *lock = &self->lock;
+
+	EXPECT_FALSE(pvq_pvqspin_is_locked(lock));
+	EXPECT_FALSE(pvq_pvqspin_is_contended(lock));
+	ASSERT_TRUE(pvq_pvqspin_trylock(lock));
+	EXPECT_TRUE(pvq_pvqspin_is_locked(lock));
+	EXPECT_FALSE(pvq_pvqspin_is_contended(lock));
+	/* A halted head's slow value: still held, nobody else in the word. */
+	WRITE_ONCE(lock->locked, PVQ_SLOW_VAL);
+	EXPECT_TRUE(pvq_pvqspin_is_locked(lock));
+	EXPECT_FALSE(pvq_pvqspin_is_contended(lock));
+	WRITE_ONCE(lock->locked, PVQ_LOCKED_VAL);
+	/* A pending head, then a queue. */
+	WRITE_ONCE(lock->pending, 1);
+	EXPECT_TRUE(pvq_pvqspin_is_contended(lock));
+	EXPECT_FALSE(pvq_pvqspin_trylock(lock));
+	WRITE_ONCE(lock->pending, 0);
+	WRITE_ONCE(lock->tail, tail_of(GHOST_CPU, 0) >> PVQ_TAIL_OFFSET);
+	EXPECT_TRUE(pvq_pvqspin_is_contended(lock));
+	WRITE_ONCE(lock->tail, 0);
+	pvq_pvqspin_unlock(lock);
+	EXPECT_FALSE(pvq_pvqspin_is_locked(lock));
+#ifdef PVQ_UNFAIR_LOCKS
+	pvq_unfair_init(lock);
+	EXPECT_FALSE(pvq_unfair_is_locked(lock));
+	ASSERT_TRUE(pvq_unfair_trylock(lock));
+	EXPECT_TRUE(pvq_unfair_is_locked(lock));
+	EXPECT_FALSE(pvq_unfair_trylock(lock));
+	EXPECT_FALSE(pvq_unfair_is_contended(lock));
+	WRITE_ONCE(lock->pending, 1);
+	EXPECT_TRUE(pvq_unfair_is_contended(lock));
+	WRITE_ONCE(lock->pending, 0);
+	pvq_unfair_unlock(lock);
+	EXPECT_FALSE(pvq_unfair_is_locked(lock));
+#endif
+	EXPECT_EQ(0u, word(lock));
+}
+
+/*
  * The queue head spins with the pending bit set, then hashes lock -> node,
  * turns the locked byte into the slow value, and parks.
  */

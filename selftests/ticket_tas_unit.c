@@ -199,6 +199,8 @@ TEST_F(baseline, tas_contender_waits_for_unlock)
 	EXPECT_TRUE(stays_false(flag_read(&w.acquired)));
 	/* A waiter only reads: the word still says "held by one". */
 	EXPECT_EQ(1u, tas_word(lock));
+	/* ...so the lock cannot tell that it is contended. */
+	EXPECT_FALSE(pvq_tas_is_contended(lock));
 
 	pvq_tas_unlock(lock);
 	ASSERT_TRUE(poll_until(flag_read(&w.acquired)));

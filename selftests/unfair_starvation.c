@@ -170,7 +170,7 @@ struct starve_type {
 
 static void unfair_lock(void *l) { pvq_unfair_lock(l); }
 static void unfair_unlock(void *l) { pvq_unfair_unlock(l); }
-static bool unfair_is_locked(void *l) { return pvq_qspin_is_locked(l); }
+static bool unfair_is_locked(void *l) { return pvq_unfair_is_locked(l); }
 
 static void tas_lock(void *l) { pvq_tas_lock(l); }
 static void tas_unlock(void *l) { pvq_tas_unlock(l); }
