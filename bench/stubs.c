@@ -41,7 +41,7 @@ void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u16 head)
 }
 #endif
 
-#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
+#ifdef PVQ_PV_QSPINLOCK
 void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	premise_broken("pvqspinlock lock");
@@ -53,7 +53,7 @@ void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 }
 #endif
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	premise_broken("pvqspinlock_unfair lock");

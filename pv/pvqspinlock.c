@@ -28,7 +28,7 @@
 #include "pvqspinlock_hooks.h"
 #include "pv_ops.h"
 #include "lock_stats.h"
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 #include "unfair.h"
 #endif
 
@@ -287,7 +287,7 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 		pvq_pv_kick(node->cpu);	/* no deferral possible: wake it now */
 }
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 int pvq_starvation_bound_us = PVQ_STARVATION_BOUND_US_DEFAULT;
 int pvq_steal_spin = PVQ_STEAL_SPIN_DEFAULT;
 int pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
@@ -468,7 +468,7 @@ u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
 	return pvq_wait_head(lock, node, false);
 }
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
 				 struct pvq_mcs_node *node)
 {
@@ -521,7 +521,7 @@ bool pvq_unfair_steal(struct pvq_qspinlock *lock)
 	}
 	return false;
 }
-#endif /* PVQ_UNFAIR_LOCKS */
+#endif /* PVQ_PARAVIRT_UNFAIR_LOCKS */
 
 void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 {

@@ -27,27 +27,15 @@ void pvq_pv_hash_exit(void);
 /* Its number of slots (for tests and diagnostics). */
 unsigned long pvq_pv_hash_entries(void);
 
-static __always_inline void pvq_pvqspin_init(struct pvq_qspinlock *lock)
-{
-	pvq_qspin_init(lock);
-}
-
-static __always_inline bool pvq_pvqspin_trylock(struct pvq_qspinlock *lock)
-{
-	return pvq_qspin_trylock(lock);
-}
-
-/* The native word: the slow value is a held lock too. */
-static __always_inline bool pvq_pvqspin_is_locked(struct pvq_qspinlock *lock)
-{
-	return pvq_qspin_is_locked(lock);
-}
-
-/* A pending queue head or a queue: somebody besides the owner waits. */
-static __always_inline bool pvq_pvqspin_is_contended(struct pvq_qspinlock *lock)
-{
-	return pvq_qspin_is_contended(lock);
-}
+/*
+ * The native word, init and trylock, as asm-generic/qspinlock.h maps the
+ * arch_spin_*() verbs: the slow value is a held lock too, and a pending
+ * queue head or a queue is somebody besides the owner waiting.
+ */
+#define pvq_pvqspin_init(lock)		pvq_qspin_init(lock)
+#define pvq_pvqspin_trylock(lock)	pvq_qspin_trylock(lock)
+#define pvq_pvqspin_is_locked(lock)	pvq_qspin_is_locked(lock)
+#define pvq_pvqspin_is_contended(lock)	pvq_qspin_is_contended(lock)
 
 static __always_inline void pvq_pvqspin_lock(struct pvq_qspinlock *lock)
 {

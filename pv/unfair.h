@@ -33,27 +33,17 @@ extern int pvq_steal_budget;
 
 void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
 
-static __always_inline void pvq_unfair_init(struct pvq_qspinlock *lock)
-{
-	pvq_qspin_init(lock);
-}
-
-/* The PV trylock: a free word only, never past a queue. */
-static __always_inline bool pvq_unfair_trylock(struct pvq_qspinlock *lock)
-{
-	return pvq_pvqspin_trylock(lock);
-}
-
-static __always_inline bool pvq_unfair_is_locked(struct pvq_qspinlock *lock)
-{
-	return pvq_pvqspin_is_locked(lock);
-}
-
-/* Stealers leave no trace in the word: only the pending head and the queue. */
-static __always_inline bool pvq_unfair_is_contended(struct pvq_qspinlock *lock)
-{
-	return pvq_pvqspin_is_contended(lock);
-}
+/*
+ * The PV qspinlock's verbs but lock: its trylock takes a free word only,
+ * never past a queue; stealers leave no trace in the word, so contended
+ * means a pending head or a queue; its unlock kicks a halted queue head
+ * in either mode.
+ */
+#define pvq_unfair_init(lock)		pvq_pvqspin_init(lock)
+#define pvq_unfair_trylock(lock)	pvq_pvqspin_trylock(lock)
+#define pvq_unfair_is_locked(lock)	pvq_pvqspin_is_locked(lock)
+#define pvq_unfair_is_contended(lock)	pvq_pvqspin_is_contended(lock)
+#define pvq_unfair_unlock(lock)		pvq_pvqspin_unlock(lock)
 
 static __always_inline void pvq_unfair_lock(struct pvq_qspinlock *lock)
 {
@@ -62,12 +52,6 @@ static __always_inline void pvq_unfair_lock(struct pvq_qspinlock *lock)
 	if (pvq_qspin_lock_fast(lock, &val))
 		return;
 	pvq_unfair_lock_slowpath(lock, val);
-}
-
-/* The PV unlock: a halted queue head is kicked in either mode. */
-static __always_inline void pvq_unfair_unlock(struct pvq_qspinlock *lock)
-{
-	pvq_pvqspin_unlock(lock);
 }
 
 #endif /* PVQ_UNFAIR_H */

@@ -81,7 +81,7 @@ static const struct kernel_param_ops pvq_ranged_int_ops = {
 			(void *)&pvq_param_##pname, 0644)
 #endif
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 EXPORT_SYMBOL_GPL(pvq_unfair_lock_slowpath);
 
 PVQ_RANGED_PARAM(starvation_bound_us, pvq_starvation_bound_us, 0, 1000000);
@@ -395,7 +395,7 @@ static const char pvq_build_options[] =
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 	" PARAVIRT_SPINLOCKS"
 #endif
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 	" PARAVIRT_UNFAIR_LOCKS"
 #endif
 #ifdef PVQ_LOCK_STATS

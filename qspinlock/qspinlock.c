@@ -34,7 +34,7 @@
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 #include "pvqspinlock.h"
 #endif
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 #include "unfair.h"
 #endif
 
@@ -308,7 +308,7 @@ void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 }
 #endif
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	pvq_slowpath(lock, val, true, true);

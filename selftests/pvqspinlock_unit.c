@@ -51,21 +51,6 @@ static u32 tail_of(int cpu, int idx)
 	return ((u32)(cpu + 1) << 18) | ((u32)idx << 16);
 }
 
-static void pvqs_lock(void *lock)
-{
-	pvq_pvqspin_lock(lock);
-}
-
-static void pvqs_unlock(void *lock)
-{
-	pvq_pvqspin_unlock(lock);
-}
-
-static const struct unit_lock_ops pvqs_ops = {
-	.lock = pvqs_lock,
-	.unlock = pvqs_unlock,
-};
-
 /*
  * As spin_lock_irqsave(): the whole acquisition with interrupts off, where
  * the futex backend, like the kernel's ipi one, cannot halt.
@@ -82,7 +67,7 @@ static void pvqs_unlock_irqs_on(void *lock)
 	shim_irqs_off = 0;
 }
 
-static const struct unit_lock_ops pvqs_irqs_off_ops = {
+static const struct lock_adapter pvqs_irqs_off_ops = {
 	.lock = pvqs_lock_irqs_off,
 	.unlock = pvqs_unlock_irqs_on,
 };
@@ -137,7 +122,7 @@ static int hash_entries(struct pvq_qspinlock *lock, struct pvq_mcs_node **node)
 static bool start_head(struct contender *c, struct pvq_qspinlock *lock,
 		       int cpu, bool hold)
 {
-	if (contender_start(c, &pvqs_ops, lock, cpu, hold))
+	if (contender_start(c, &lock_adapter_pvqspinlock, lock, cpu, hold))
 		return false;
 	return poll_until(pvq_pv_halted_on(cpu) == &lock->locked &&
 			  state_of(cpu) == PVQ_VCPU_HASHED &&
@@ -148,7 +133,7 @@ static bool start_head(struct contender *c, struct pvq_qspinlock *lock,
 static bool start_halted(struct contender *c, struct pvq_qspinlock *lock,
 			 int cpu, bool hold)
 {
-	if (contender_start(c, &pvqs_ops, lock, cpu, hold))
+	if (contender_start(c, &lock_adapter_pvqspinlock, lock, cpu, hold))
 		return false;
 	return poll_until((word(lock) & PVQ_TAIL_MASK) == tail_of(cpu, 0) &&
 			  pvq_pv_halted_on(cpu) == &node_of(cpu, 0)->state &&
@@ -382,7 +367,7 @@ TEST_F(pvqspin, verbs_read_the_word_in_every_state)
 	WRITE_ONCE(lock->tail, 0);
 	pvq_pvqspin_unlock(lock);
 	EXPECT_FALSE(pvq_pvqspin_is_locked(lock));
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 	pvq_unfair_init(lock);
 	EXPECT_FALSE(pvq_unfair_is_locked(lock));
 	ASSERT_TRUE(pvq_unfair_trylock(lock));
@@ -496,7 +481,7 @@ TEST_F(pvqspin, queued_waiter_spins_behind_running_head)
 
 	pvq_spin_threshold = UNIT_SPIN_FOREVER;
 	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL);
-	ASSERT_EQ(0, contender_start(&b, &pvqs_ops, &self->lock, 2, false));
+	ASSERT_EQ(0, contender_start(&b, &lock_adapter_pvqspinlock, &self->lock, 2, false));
 	ASSERT_TRUE(poll_until(READ_ONCE(node_of(GHOST_CPU, 0)->next) ==
 			       node_of(2, 0)));
 	EXPECT_TRUE(stays_false(pvq_futex_waits(2) != 0));
@@ -674,7 +659,7 @@ TEST_F(pvqspin, kick_between_check_and_sleep_is_not_lost)
 	window_cpu = 1;
 	pvq_futex_window_hook = hold_in_window;
 	pvq_pvqspin_lock(&self->lock);
-	ASSERT_EQ(0, contender_start(&a, &pvqs_ops, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&a, &lock_adapter_pvqspinlock, &self->lock, 1, false));
 	ASSERT_TRUE(poll_until(flag_read(&in_window)));
 	EXPECT_EQ(PVQ_SLOW_VAL, locked_byte(&self->lock));
 
@@ -751,8 +736,8 @@ TEST_F(pvqspin, none_backend_spins_and_hands_over)
 
 	ASSERT_EQ(0, pvq_pv_select("none"));
 	pvq_pvqspin_lock(&self->lock);
-	ASSERT_EQ(0, contender_start(&a, &pvqs_ops, &self->lock, 1, false));
-	ASSERT_EQ(0, contender_start(&b, &pvqs_ops, &self->lock, 2, false));
+	ASSERT_EQ(0, contender_start(&a, &lock_adapter_pvqspinlock, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&b, &lock_adapter_pvqspinlock, &self->lock, 2, false));
 	ASSERT_TRUE(poll_until(pvq_futex_waits(1) > 10 &&
 			       pvq_futex_waits(2) > 10));
 	EXPECT_FALSE(flag_read(&a.acquired) || flag_read(&b.acquired));
@@ -1074,7 +1059,7 @@ TEST_F(pvqspin, kick_node_hashes_halted_successor)
 	EXPECT_EVENT(kick_unlock, 1);
 }
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 /*
  * Unfair mode: a CPU steals past queued waiters at most steal_budget
  * times, then must queue; stealing from an empty queue is not limited.
@@ -1105,23 +1090,6 @@ TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)
 }
 #endif
 
-#ifdef PVQ_UNFAIR_LOCKS
-static void unfair_lock(void *lock)
-{
-	pvq_unfair_lock(lock);
-}
-
-static void unfair_unlock(void *lock)
-{
-	pvq_unfair_unlock(lock);
-}
-
-static const struct unit_lock_ops unfair_ops = {
-	.lock = unfair_lock,
-	.unlock = unfair_unlock,
-};
-#endif
-
 /*
  * A fifth nesting level of the PV instances: CPU 1's node 0 says that all
  * PVQ_MAX_NODES nodes are in use (four contexts queued below us), so the
@@ -1132,16 +1100,16 @@ FIXTURE(pvq_fifth) {
 };
 
 FIXTURE_VARIANT(pvq_fifth) {
-	const struct unit_lock_ops *ops;
+	const struct lock_adapter *ops;
 };
 
 FIXTURE_VARIANT_ADD(pvq_fifth, fair) {
-	.ops = &pvqs_ops,
+	.ops = &lock_adapter_pvqspinlock,
 };
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 FIXTURE_VARIANT_ADD(pvq_fifth, unfair) {
-	.ops = &unfair_ops,
+	.ops = &lock_adapter_pvqspinlock_unfair,
 };
 #endif
 
