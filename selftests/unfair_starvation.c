@@ -672,7 +672,7 @@ static void parse_args(int argc, char **argv)
 			print_usage(argv[0]);
 		}
 	}
-	/* The module parameters' ranges (qspinlock/locks_module.c). */
+	/* The module parameters' ranges (module/unfair_params.c). */
 	if (cfg.threads > SHIM_NR_CPUS || cfg.bound_us < 0 ||
 	    cfg.bound_us > 1000000 || cfg.steal_spin < 1 ||
 	    cfg.steal_budget < 0 || cfg.steal_budget > PVQ_STEAL_BUDGET_MAX ||
