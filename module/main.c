@@ -24,10 +24,10 @@ PVQ_IF_BUILT(PARAVIRT_SPINLOCKS,
 	     EXPORT_SYMBOL_GPL(pvq_pvticket_lock_slowpath);
 	     EXPORT_SYMBOL_GPL(pvq_pvticket_unlock_slowpath);)
 PVQ_IF_BUILT(PV_QSPINLOCK,
-	     EXPORT_SYMBOL_GPL(pvq_pvqspin_lock_slowpath);
-	     EXPORT_SYMBOL_GPL(pvq_pvqspin_unlock_slowpath);)
+	     EXPORT_SYMBOL_GPL(pvq_pv_qspin_lock_slowpath);
+	     EXPORT_SYMBOL_GPL(pvq_pv_qspin_unlock_slowpath);)
 PVQ_IF_BUILT(PARAVIRT_UNFAIR_LOCKS,
-	     EXPORT_SYMBOL_GPL(pvq_unfair_lock_slowpath);)
+	     EXPORT_SYMBOL_GPL(pvq_pv_qspin_unfair_lock_slowpath);)
 EXPORT_SYMBOL_GPL(pvq_lock_event_names);
 
 int pvq_param_set_range(const char *val, const struct kernel_param *kp,
@@ -66,7 +66,7 @@ static int __init pvq_locks_init(void)
 			return err;
 	}
 	if (PVQ_BUILT(PV_QSPINLOCK)) {
-		err = pvq_pv_hash_init();
+		err = pvq_hash_init();
 		if (err)
 			return err;
 	}
@@ -80,7 +80,7 @@ static void __exit pvq_locks_exit(void)
 	if (PVQ_BUILT(LOCK_STATS))
 		pvq_debugfs_exit();
 	if (PVQ_BUILT(PV_QSPINLOCK))
-		pvq_pv_hash_exit();
+		pvq_hash_exit();
 	if (PVQ_BUILT(PARAVIRT_SPINLOCKS))
 		pvq_pv_exit();
 }

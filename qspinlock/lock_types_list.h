@@ -20,14 +20,14 @@
  * spinlock_t is torture-only and not listed.
  */
 #include "ticket.h"
-PVQ_LOCK_TYPE(ticket,             ticket,   struct pvq_ticketlock,   ALWAYS)
+PVQ_LOCK_TYPE(ticket,             ticket,          struct pvq_ticketlock,   ALWAYS)
 #include "tas.h"
-PVQ_LOCK_TYPE(tas,                tas,      struct pvq_taslock,      ALWAYS)
+PVQ_LOCK_TYPE(tas,                tas,             struct pvq_taslock,      ALWAYS)
 #include "pvticket.h"
-PVQ_LOCK_TYPE(pvticket,           pvticket, struct pvq_pvticketlock, PARAVIRT_SPINLOCKS)
+PVQ_LOCK_TYPE(pvticket,           pvticket,        struct pvq_pvticketlock, PARAVIRT_SPINLOCKS)
 #include "qspinlock.h"
-PVQ_LOCK_TYPE(qspinlock,          qspin,    struct pvq_qspinlock,    QUEUE_SPINLOCK)
+PVQ_LOCK_TYPE(qspinlock,          qspin,           struct pvq_qspinlock,    QUEUE_SPINLOCK)
 #include "pvqspinlock.h"
-PVQ_LOCK_TYPE(pvqspinlock,        pvqspin,  struct pvq_qspinlock,    PV_QSPINLOCK)
-#include "unfair.h"
-PVQ_LOCK_TYPE(pvqspinlock_unfair, unfair,   struct pvq_qspinlock,    PARAVIRT_UNFAIR_LOCKS)
+PVQ_LOCK_TYPE(pvqspinlock,        pv_qspin,        struct pvq_qspinlock,    PV_QSPINLOCK)
+#include "pvqspinlock_unfair.h"
+PVQ_LOCK_TYPE(pvqspinlock_unfair, pv_qspin_unfair, struct pvq_qspinlock,    PARAVIRT_UNFAIR_LOCKS)

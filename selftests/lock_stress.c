@@ -506,8 +506,8 @@ int main(int argc, char **argv)
 #endif
 	setup_pinning();
 #ifdef PVQ_PV_QSPINLOCK
-	if (pvq_pv_hash_init())
-		ksft_exit_fail_msg("pvq_pv_hash_init failed\n");
+	if (pvq_hash_init())
+		ksft_exit_fail_msg("pvq_hash_init failed\n");
 #endif
 	workers = aligned_alloc(SHIM_CACHELINE,
 				cfg.threads * sizeof(struct worker));
@@ -519,7 +519,7 @@ int main(int argc, char **argv)
 	print_throughput();
 	free(workers);
 #ifdef PVQ_PV_QSPINLOCK
-	pvq_pv_hash_exit();
+	pvq_hash_exit();
 #endif
 	ksft_finished();
 	return KSFT_FAIL;

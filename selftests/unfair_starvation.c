@@ -732,7 +732,7 @@ int main(int argc, char **argv)
 	pvq_steal_spin = cfg.steal_spin;
 	pvq_steal_budget = cfg.steal_budget;
 	pvq_spin_threshold = cfg.spin_threshold;
-	if (pvq_pv_select("futex") || pvq_pv_hash_init())
+	if (pvq_pv_select("futex") || pvq_hash_init())
 		ksft_exit_fail_msg("no futex PV backend or hash table\n");
 	futex_ops = pvq_pv;
 	pvq_pv = &late_wake_ops;
@@ -762,7 +762,7 @@ int main(int argc, char **argv)
 	}
 
 	free(workers);
-	pvq_pv_hash_exit();
+	pvq_hash_exit();
 	ksft_finished();
 	return KSFT_FAIL;
 }
