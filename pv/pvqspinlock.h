@@ -39,11 +39,7 @@ unsigned long pvq_hash_entries(void);
 
 static __always_inline void pvq_pv_qspin_lock(struct pvq_qspinlock *lock)
 {
-	int val;
-
-	if (pvq_qspin_lock_fast(lock, &val))
-		return;
-	pvq_pv_qspin_lock_slowpath(lock, val);
+	pvq_qspin_lock_or(lock, pvq_pv_qspin_lock_slowpath);
 }
 
 static __always_inline void pvq_pv_qspin_unlock(struct pvq_qspinlock *lock)

@@ -47,11 +47,7 @@ void pvq_pv_qspin_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
 
 static __always_inline void pvq_pv_qspin_unfair_lock(struct pvq_qspinlock *lock)
 {
-	int val;
-
-	if (pvq_qspin_lock_fast(lock, &val))
-		return;
-	pvq_pv_qspin_unfair_lock_slowpath(lock, val);
+	pvq_qspin_lock_or(lock, pvq_pv_qspin_unfair_lock_slowpath);
 }
 
 #endif /* PVQ_PVQSPINLOCK_UNFAIR_H */
