@@ -58,8 +58,12 @@ PVQ_DEFINES := $(pvq-defines-y)
 # from its PVQ_LOCK_TYPE(name, prefix, lock, option) lines.
 PVQ_TYPE_LIST := $(shell sed -n 's/^PVQ_LOCK_TYPE(\([a-z0-9_]*\),.*, *\([A-Z0-9_]*\))$$/\1:\2/p' \
 	$(PVQ_ROOT)/qspinlock/lock_types_list.h)
-ifeq ($(PVQ_TYPE_LIST),)
-$(error qspinlock/lock_types_list.h: no PVQ_LOCK_TYPE lines read)
+# Every PVQ_LOCK_TYPE line must parse (one line each, option last), or
+# the C tables and PVQ_TYPES would disagree.
+PVQ_TYPE_LINES := $(shell grep -c '^PVQ_LOCK_TYPE' \
+	$(PVQ_ROOT)/qspinlock/lock_types_list.h)
+ifneq ($(words $(PVQ_TYPE_LIST)),$(PVQ_TYPE_LINES))
+$(error qspinlock/lock_types_list.h: $(PVQ_TYPE_LINES) PVQ_LOCK_TYPE lines, $(words $(PVQ_TYPE_LIST)) read; keep each on one line)
 endif
 PVQ_TYPES := spin_lock $(foreach t,$(PVQ_TYPE_LIST),$(if $(filter y,\
 	$(if $(filter ALWAYS,$(lastword $(subst :, ,$(t)))),y,\
