@@ -134,26 +134,13 @@ static void pthread_init(pthread_spinlock_t *l)
 DEFINE_PAIRS(floor, int, floor_init, floor_lock, floor_unlock)
 DEFINE_PAIRS(floor_shim, atomic_t, shim_floor_init, shim_floor_lock,
 	     shim_floor_unlock)
-DEFINE_PAIRS(tas, struct pvq_taslock, pvq_tas_init, pvq_tas_lock,
-	     pvq_tas_unlock)
-DEFINE_PAIRS(ticket, struct pvq_ticketlock, pvq_ticket_init, pvq_ticket_lock,
-	     pvq_ticket_unlock)
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-DEFINE_PAIRS(pvticket, struct pvq_pvticketlock, pvq_pvticket_init,
-	     pvq_pvticket_lock, pvq_pvticket_unlock)
-#endif
-#ifdef PVQ_QUEUE_SPINLOCK
-DEFINE_PAIRS(qspinlock, struct pvq_qspinlock, pvq_qspin_init, pvq_qspin_lock,
-	     pvq_qspin_unlock)
-#endif
-#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
-DEFINE_PAIRS(pvqspinlock, struct pvq_qspinlock, pvq_pvqspin_init,
-	     pvq_pvqspin_lock, pvq_pvqspin_unlock)
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-DEFINE_PAIRS(pvqspinlock_unfair, struct pvq_qspinlock, pvq_unfair_init,
-	     pvq_unfair_lock, pvq_unfair_unlock)
-#endif
+/* Every built type of lock_types_list.h. */
+#define PVQ_LOCK_TYPE(name, prefix, lock, option)			\
+	PVQ_IF_BUILT(option, DEFINE_PAIRS(name, lock, pvq_##prefix##_init,	\
+					  pvq_##prefix##_lock,		\
+					  pvq_##prefix##_unlock))
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
 DEFINE_PAIRS(pthread, pthread_spinlock_t, pthread_init, pthread_spin_lock,
 	     pthread_spin_unlock)
 
@@ -172,20 +159,11 @@ static struct lock_type types[] = {
 	  .pairs = pairs_floor },
 	{ .name = "floor-shim", .what = "cmpxchg + release store (shim atomic_t)",
 	  .pairs = pairs_floor_shim },
-	TYPE(tas, "test-and-set (qspinlock/tas.h)"),
-	TYPE(ticket, "ticket (qspinlock/ticket.h)"),
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-	TYPE(pvticket, "PV ticket (pv/pvticket.h)"),
-#endif
-#ifdef PVQ_QUEUE_SPINLOCK
-	TYPE(qspinlock, "queued (qspinlock/qspinlock.h)"),
-#endif
-#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
-	TYPE(pvqspinlock, "PV queued, PV hooks not taken (pv/pvqspinlock.h)"),
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-	TYPE(pvqspinlock_unfair, "PV queued, unfair mode (pv/unfair.h)"),
-#endif
+#define PVQ_LOCK_TYPE(name, prefix, lock, option)			\
+	PVQ_BUILT_ITEM(option,						\
+		TYPE(name, "pvq_" #prefix "_lock + _unlock (" #lock ")"))
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
 	TYPE(pthread, "glibc pthread_spin_lock/unlock (reference)"),
 };
 

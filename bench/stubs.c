@@ -41,20 +41,20 @@ void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u16 head)
 }
 #endif
 
-#if defined(PVQ_QUEUE_SPINLOCK) && defined(PVQ_PARAVIRT_SPINLOCKS)
-void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+#ifdef PVQ_PV_QSPINLOCK
+void pvq_pv_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	premise_broken("pvqspinlock lock");
 }
 
-void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
+void pvq_pv_qspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 {
 	premise_broken("pvqspinlock unlock");
 }
 #endif
 
-#ifdef PVQ_UNFAIR_LOCKS
-void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+void pvq_pv_qspin_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	premise_broken("pvqspinlock_unfair lock");
 }

@@ -13,14 +13,14 @@
  *   qspinlock/qspinlock.h   the fast path (whole-word cmpxchg 0 -> LOCKED_VAL)
  *   qspinlock/qspinlock.c   pvq_slowpath(pv = true, unfair), pvq_queue_acquire(),
  *                           pvq_xchg_tail(), pvq_head_acquire()
- *   pv/pvqspinlock.h        pvq_pvqspin_lock(), pvq_pvqspin_unlock()
- *   pv/unfair.h             pvq_unfair_lock(), pvq_unfair_unlock()
+ *   pv/pvqspinlock.h        pvq_pv_qspin_lock(), pvq_pv_qspin_unlock()
+ *   pv/pvqspinlock_unfair.h             pvq_pv_qspin_unfair_lock(), pvq_pv_qspin_unfair_unlock()
  *   pv/pvqspinlock.c        pvq_pv_init_node(), pvq_pv_trylock_steal(),
  *                           pvq_pv_wait_node(), pvq_pv_kick_node(),
  *                           pvq_wait_head() (fair and unfair), pvq_head_spin(),
  *                           pvq_head_take_free(), pvq_head_take_reserved(),
  *                           pvq_hash(), pvq_unhash(), pvq_unfair_steal(),
- *                           pvq_pvqspin_unlock_slowpath()
+ *                           pvq_pv_qspin_unlock_slowpath()
  *   qspinlock/qspinlock_internal.h  struct pvq_mcs_node: state, pred_hashed
  *   pv/pv_ops.h             the wait(ptr, val) / kick(cpu) contract
  *
@@ -89,7 +89,7 @@
  *
  * Seeded bugs (each makes pan report a counterexample):
  *
- *   BUG_KICK_BEFORE_RELEASE    pvq_pvqspin_unlock_slowpath() kicks the head
+ *   BUG_KICK_BEFORE_RELEASE    pvq_pv_qspin_unlock_slowpath() kicks the head
  *                              before its store-release of 0.
  *   BUG_DEFERRED_KICK_DROPPED  pvq_pv_kick_node() marks the successor hashed
  *                              but neither hashes it nor sets the slow value.
@@ -330,7 +330,7 @@ top:
 	:: atomic {
 		ITER_OK ->
 		/*
-		 * pvq_pvqspin_lock() / pvq_unfair_lock(): the fast path,
+		 * pvq_pv_qspin_lock() / pvq_pv_qspin_unfair_lock(): the fast path,
 		 * atomic_try_cmpxchg_acquire(&lock->val, 0, LOCKED_VAL).
 		 */
 		if
@@ -765,7 +765,7 @@ locked:
 		};
 
 		/*
-		 * pvq_pvqspin_unlock() (also pvq_unfair_unlock()):
+		 * pvq_pv_qspin_unlock() (also pvq_pv_qspin_unfair_unlock()):
 		 * cmpxchg_release(&lock->locked, LOCKED_VAL, 0).
 		 */
 		atomic {
@@ -785,7 +785,7 @@ locked:
 		};
 
 		/*
-		 * pvq_pvqspin_unlock_slowpath(lock, SLOW_VAL): smp_rmb(),
+		 * pvq_pv_qspin_unlock_slowpath(lock, SLOW_VAL): smp_rmb(),
 		 * pvq_unhash(), release, kick.
 		 */
 #ifdef BUG_UNLOCK_NO_UNHASH

@@ -28,8 +28,8 @@
 #include "pvqspinlock_hooks.h"
 #include "pv_ops.h"
 #include "lock_stats.h"
-#ifdef PVQ_UNFAIR_LOCKS
-#include "unfair.h"
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+#include "pvqspinlock_unfair.h"
 #endif
 
 /* How often a spinning queued waiter looks at its predecessor's state. */
@@ -91,7 +91,7 @@ static void pvq_note_wake(bool woken)
  * unrelated locks would share lines and probe sequences; a sparse table
  * keeps each hashed lock alone on its line.
  */
-int pvq_pv_hash_init(void)
+int pvq_hash_init(void)
 {
 	unsigned long entries;
 
@@ -105,12 +105,12 @@ int pvq_pv_hash_init(void)
 	return pvq_hash_table ? 0 : -ENOMEM;
 }
 
-unsigned long pvq_pv_hash_entries(void)
+unsigned long pvq_hash_entries(void)
 {
 	return pvq_hash_table ? 1UL << pvq_hash_bits : 0;
 }
 
-void pvq_pv_hash_exit(void)
+void pvq_hash_exit(void)
 {
 	kvfree(pvq_hash_table);
 	pvq_hash_table = NULL;
@@ -293,7 +293,7 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 		pvq_pv_kick(node->cpu);	/* no deferral possible: wake it now */
 }
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 int pvq_starvation_bound_us = PVQ_STARVATION_BOUND_US_DEFAULT;
 int pvq_steal_spin = PVQ_STEAL_SPIN_DEFAULT;
 int pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
@@ -476,7 +476,7 @@ u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
 	return pvq_wait_head(lock, node, false);
 }
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
 				 struct pvq_mcs_node *node)
 {
@@ -529,9 +529,9 @@ bool pvq_unfair_steal(struct pvq_qspinlock *lock)
 	}
 	return false;
 }
-#endif /* PVQ_UNFAIR_LOCKS */
+#endif /* PVQ_PARAVIRT_UNFAIR_LOCKS */
 
-void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
+void pvq_pv_qspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 {
 	struct pvq_mcs_node *node;
 	int cpu;

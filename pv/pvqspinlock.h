@@ -18,35 +18,31 @@
 
 #define PVQ_SLOW_VAL		(3U << PVQ_LOCKED_OFFSET)
 
-void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
-void pvq_pvqspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked);
+void pvq_pv_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
+void pvq_pv_qspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked);
 
 /* The lock -> queue head hash table: allocate before first use. */
-int pvq_pv_hash_init(void);
-void pvq_pv_hash_exit(void);
+int pvq_hash_init(void);
+void pvq_hash_exit(void);
 /* Its number of slots (for tests and diagnostics). */
-unsigned long pvq_pv_hash_entries(void);
+unsigned long pvq_hash_entries(void);
 
-static __always_inline void pvq_pvqspin_init(struct pvq_qspinlock *lock)
+/*
+ * The native word, init and trylock, as asm-generic/qspinlock.h maps the
+ * arch_spin_*() verbs: the slow value is a held lock too, and a pending
+ * queue head or a queue is somebody besides the owner waiting.
+ */
+#define pvq_pv_qspin_init(lock)			pvq_qspin_init(lock)
+#define pvq_pv_qspin_trylock(lock)		pvq_qspin_trylock(lock)
+#define pvq_pv_qspin_is_locked(lock)		pvq_qspin_is_locked(lock)
+#define pvq_pv_qspin_is_contended(lock)		pvq_qspin_is_contended(lock)
+
+static __always_inline void pvq_pv_qspin_lock(struct pvq_qspinlock *lock)
 {
-	pvq_qspin_init(lock);
+	pvq_qspin_lock_or(lock, pvq_pv_qspin_lock_slowpath);
 }
 
-static __always_inline bool pvq_pvqspin_trylock(struct pvq_qspinlock *lock)
-{
-	return pvq_qspin_trylock(lock);
-}
-
-static __always_inline void pvq_pvqspin_lock(struct pvq_qspinlock *lock)
-{
-	int val;
-
-	if (pvq_qspin_lock_fast(lock, &val))
-		return;
-	pvq_pvqspin_lock_slowpath(lock, val);
-}
-
-static __always_inline void pvq_pvqspin_unlock(struct pvq_qspinlock *lock)
+static __always_inline void pvq_pv_qspin_unlock(struct pvq_qspinlock *lock)
 {
 	/*
 	 * Release: the critical section is visible before the lock is seen
@@ -57,7 +53,7 @@ static __always_inline void pvq_pvqspin_unlock(struct pvq_qspinlock *lock)
 
 	if (likely(locked == PVQ_LOCKED_VAL))
 		return;
-	pvq_pvqspin_unlock_slowpath(lock, locked);
+	pvq_pv_qspin_unlock_slowpath(lock, locked);
 }
 
 #endif /* PVQ_PVQSPINLOCK_H */

@@ -32,7 +32,7 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node);
 
 #endif /* PVQ_PARAVIRT_SPINLOCKS */
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 
 /* Unfair entry: spin stealing the lock until it works or is blocked. */
 bool pvq_unfair_steal(struct pvq_qspinlock *lock);
@@ -54,7 +54,7 @@ static inline u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
 	return 0;
 }
 
-#endif /* PVQ_UNFAIR_LOCKS */
+#endif /* PVQ_PARAVIRT_UNFAIR_LOCKS */
 
 #ifndef PVQ_PARAVIRT_SPINLOCKS
 

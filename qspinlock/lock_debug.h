@@ -5,7 +5,7 @@
  *
  * And the hooks of TORTURE_FAULTS=y (a test build, made only from the make
  * command line): faults the lock library injects on purpose when loaded
- * with inject_fault= (locks_module.c), to prove that the torture module's
+ * with inject_fault= (module/faults.c), to prove that the torture module's
  * stall watchdog catches a lost wakeup or a broken queue.  Without it each
  * hook is a constant false and the lock paths compile exactly as before.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lock event counters: storage, summing and reset.  The debugfs files that
- * expose them are module glue and live in locks_module.c.
+ * expose them are module glue and live in module/debugfs.c.
  */
 #include <linux/cpumask.h>
 #include <linux/percpu.h>

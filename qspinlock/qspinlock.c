@@ -34,8 +34,8 @@
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 #include "pvqspinlock.h"
 #endif
-#ifdef PVQ_UNFAIR_LOCKS
-#include "unfair.h"
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+#include "pvqspinlock_unfair.h"
 #endif
 
 /*
@@ -302,14 +302,14 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 }
 
 #ifdef PVQ_PARAVIRT_SPINLOCKS
-void pvq_pvqspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+void pvq_pv_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	pvq_slowpath(lock, val, true, false);
 }
 #endif
 
-#ifdef PVQ_UNFAIR_LOCKS
-void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+void pvq_pv_qspin_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	pvq_slowpath(lock, val, true, true);
 }

@@ -50,25 +50,26 @@ static __always_inline bool pvq_qspin_trylock(struct pvq_qspinlock *lock)
 }
 
 /*
- * The uncontended acquisition every queued lock (native, PV, unfair) starts
- * with; on failure *@val is the lock word seen, for the slow path.
+ * The acquisition every queued lock (native, PV, unfair) starts with: the
+ * uncontended cmpxchg, else that lock's @slowpath with the lock word seen.
+ * Always inlined with a constant @slowpath, so the call is a direct one.
  */
-static __always_inline bool pvq_qspin_lock_fast(struct pvq_qspinlock *lock,
-						int *val)
+static __always_inline void
+pvq_qspin_lock_or(struct pvq_qspinlock *lock,
+		  void (*slowpath)(struct pvq_qspinlock *lock, u32 val))
 {
-	*val = 0;
+	int val = 0;
+
 	/* Acquire: the critical section cannot begin before we own the lock. */
-	return likely(atomic_try_cmpxchg_acquire(&lock->val, val,
-						 PVQ_LOCKED_VAL));
+	if (likely(atomic_try_cmpxchg_acquire(&lock->val, &val,
+					      PVQ_LOCKED_VAL)))
+		return;
+	slowpath(lock, val);
 }
 
 static __always_inline void pvq_qspin_lock(struct pvq_qspinlock *lock)
 {
-	int val;
-
-	if (pvq_qspin_lock_fast(lock, &val))
-		return;
-	pvq_qspin_lock_slowpath(lock, val);
+	pvq_qspin_lock_or(lock, pvq_qspin_lock_slowpath);
 }
 
 static __always_inline void pvq_qspin_unlock(struct pvq_qspinlock *lock)

@@ -57,4 +57,13 @@ static __always_inline bool pvq_tas_is_locked(struct pvq_taslock *lock)
 	return atomic_read(&lock->val) != 0;
 }
 
+/*
+ * Waiters leave no trace in a test-and-set word: never contended, as the
+ * kernel's raw_spin_is_contended() answers for a lock that cannot tell.
+ */
+static __always_inline bool pvq_tas_is_contended(struct pvq_taslock *lock)
+{
+	return false;
+}
+
 #endif /* PVQ_TAS_H */

@@ -42,22 +42,29 @@ $(error TORTURE_FAULTS=y is test-only: set it on the make command line, never in
 endif
 endif
 
+# Derived: the PV queued spinlock needs both of its parents.  Not an
+# option of its own (override: a command-line value cannot change it).
+override PV_QSPINLOCK := $(if $(filter yy,$(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS)),y,n)
+
+# Every option and PV_QSPINLOCK X becomes -DPVQ_X: one spelling per option.
 pvq-defines-$(TORTURE_FAULTS)	+= -DPVQ_TORTURE_FAULTS
-pvq-defines-$(QUEUE_SPINLOCK)	+= -DPVQ_QUEUE_SPINLOCK
-pvq-defines-$(PARAVIRT_SPINLOCKS) += -DPVQ_PARAVIRT_SPINLOCKS
-pvq-defines-$(PARAVIRT_UNFAIR_LOCKS) += -DPVQ_UNFAIR_LOCKS
-pvq-defines-$(LOCK_STATS)	+= -DPVQ_LOCK_STATS
-pvq-defines-$(LOCK_DEBUG)	+= -DPVQ_LOCK_DEBUG
+$(foreach o,$(PVQ_OPTIONS) PV_QSPINLOCK,\
+	$(eval pvq-defines-$($(o)) += -DPVQ_$(o)))
 PVQ_DEFINES := $(pvq-defines-y)
 
-# Torture types built into qspinlock_torture, in report order.  The
-# baselines (the kernel's own spinlock_t, ticket and test-and-set) are
-# always present.
-PVQ_TYPES := spin_lock ticket tas
-PVQ_TYPES += $(if $(filter y,$(PARAVIRT_SPINLOCKS)),pvticket)
-PVQ_TYPES += $(if $(filter y,$(QUEUE_SPINLOCK)),qspinlock)
-PVQ_TYPES += $(if $(filter yy,$(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS)),pvqspinlock)
-PVQ_TYPES += $(if $(filter y,$(PARAVIRT_UNFAIR_LOCKS)),pvqspinlock_unfair)
-
-# Which PV objects the lock library needs.
-PVQ_PV_QSPIN := $(if $(filter yy,$(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS)),y,n)
+# Torture types built into qspinlock_torture, in report order: the
+# kernel's own spinlock_t (torture-only), then every type of
+# qspinlock/lock_types_list.h whose option is y (ALWAYS: always), read
+# from its PVQ_LOCK_TYPE(name, prefix, lock, option) lines.
+PVQ_TYPE_LIST := $(shell sed -n 's/^PVQ_LOCK_TYPE(\([a-z0-9_]*\),.*, *\([A-Z0-9_]*\))$$/\1:\2/p' \
+	$(PVQ_ROOT)/qspinlock/lock_types_list.h)
+# Every PVQ_LOCK_TYPE line must parse (one line each, option last), or
+# the C tables and PVQ_TYPES would disagree.
+PVQ_TYPE_LINES := $(shell grep -c '^PVQ_LOCK_TYPE' \
+	$(PVQ_ROOT)/qspinlock/lock_types_list.h)
+ifneq ($(words $(PVQ_TYPE_LIST)),$(PVQ_TYPE_LINES))
+$(error qspinlock/lock_types_list.h: $(PVQ_TYPE_LINES) PVQ_LOCK_TYPE lines, $(words $(PVQ_TYPE_LIST)) read; keep each on one line)
+endif
+PVQ_TYPES := spin_lock $(foreach t,$(PVQ_TYPE_LIST),$(if $(filter y,\
+	$(if $(filter ALWAYS,$(lastword $(subst :, ,$(t)))),y,\
+	$($(lastword $(subst :, ,$(t)))))),$(firstword $(subst :, ,$(t)))))

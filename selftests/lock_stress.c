@@ -36,27 +36,13 @@
 #include <linux/types.h>
 #include <asm/processor.h>
 
-#include "ticket.h"
-#include "tas.h"
-#ifdef PVQ_QUEUE_SPINLOCK
-#include "qspinlock.h"
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
 #include "pv_futex.h"
-#include "pv_ops.h"
-#include "pvticket.h"
-#ifdef PVQ_QUEUE_SPINLOCK
-#define STRESS_PVQSPIN	1
-#include "pvqspinlock.h"
-#endif
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-#include "unfair.h"
-#endif
+#include "pvq_locks.h"
 #include "lock_stats.h"
 #include "torture_stats.h"
 
 #include "kselftest.h"
+#include "lock_adapters.h"
 #include "stress_helpers.h"
 
 #ifdef __SANITIZE_THREAD__
@@ -90,48 +76,9 @@ const char *__tsan_default_options(void)
 
 struct stress_type {
 	const char *name;
-	void (*init)(void *lock);
-	void (*lock)(void *lock);
-	void (*unlock)(void *lock);
-	bool (*is_locked)(void *lock);
+	const struct lock_adapter *lock;
 	const char *pv;		/* PV backend, NULL for the native locks */
 };
-
-static void ticket_init(void *l) { pvq_ticket_init(l); }
-static void ticket_lock(void *l) { pvq_ticket_lock(l); }
-static void ticket_unlock(void *l) { pvq_ticket_unlock(l); }
-static bool ticket_is_locked(void *l) { return pvq_ticket_is_locked(l); }
-
-static void tas_init(void *l) { pvq_tas_init(l); }
-static void tas_lock(void *l) { pvq_tas_lock(l); }
-static void tas_unlock(void *l) { pvq_tas_unlock(l); }
-static bool tas_is_locked(void *l) { return pvq_tas_is_locked(l); }
-
-#ifdef PVQ_QUEUE_SPINLOCK
-static void qspin_init(void *l) { pvq_qspin_init(l); }
-static void qspin_lock(void *l) { pvq_qspin_lock(l); }
-static void qspin_unlock(void *l) { pvq_qspin_unlock(l); }
-static bool qspin_is_locked(void *l) { return pvq_qspin_is_locked(l); }
-#endif
-
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-static void pvticket_init(void *l) { pvq_pvticket_init(l); }
-static void pvticket_lock(void *l) { pvq_pvticket_lock(l); }
-static void pvticket_unlock(void *l) { pvq_pvticket_unlock(l); }
-static bool pvticket_is_locked(void *l) { return pvq_pvticket_is_locked(l); }
-#endif
-
-#ifdef STRESS_PVQSPIN
-static void pvqspin_init(void *l) { pvq_pvqspin_init(l); }
-static void pvqspin_lock(void *l) { pvq_pvqspin_lock(l); }
-static void pvqspin_unlock(void *l) { pvq_pvqspin_unlock(l); }
-#endif
-
-#ifdef PVQ_UNFAIR_LOCKS
-static void unfair_init(void *l) { pvq_unfair_init(l); }
-static void unfair_lock(void *l) { pvq_unfair_lock(l); }
-static void unfair_unlock(void *l) { pvq_unfair_unlock(l); }
-#endif
 
 #if PVQ_STRESS_BREAK
 /*
@@ -148,7 +95,7 @@ static void broken_lock(void *l)
 		broken_skipped = true;
 		return;
 	}
-	tas_lock(l);
+	lock_adapter_tas.lock(l);
 }
 
 static void broken_unlock(void *l)
@@ -156,54 +103,35 @@ static void broken_unlock(void *l)
 	if (broken_skipped)
 		broken_skipped = false;
 	else
-		tas_unlock(l);
+		lock_adapter_tas.unlock(l);
 }
+
+static struct lock_adapter broken_tas;
 #endif
 
-static const struct stress_type types[] = {
-	{ "ticket", ticket_init, ticket_lock, ticket_unlock, ticket_is_locked,
-	  NULL },
-#if PVQ_STRESS_BREAK
-	{ "tas", tas_init, broken_lock, broken_unlock, tas_is_locked, NULL },
-#else
-	{ "tas", tas_init, tas_lock, tas_unlock, tas_is_locked, NULL },
-#endif
-#ifdef PVQ_QUEUE_SPINLOCK
-	{ "qspinlock", qspin_init, qspin_lock, qspin_unlock, qspin_is_locked,
-	  NULL },
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-	{ "pvticket", pvticket_init, pvticket_lock, pvticket_unlock,
-	  pvticket_is_locked, "futex" },
-#endif
-#ifdef STRESS_PVQSPIN
-	{ "pvqspinlock", pvqspin_init, pvqspin_lock, pvqspin_unlock,
-	  qspin_is_locked, "futex" },
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-	{ "pvqspinlock_unfair", unfair_init, unfair_lock, unfair_unlock,
-	  qspin_is_locked, "futex" },
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-	{ "pvticket-none", pvticket_init, pvticket_lock, pvticket_unlock,
-	  pvticket_is_locked, "none" },
-#endif
-#ifdef STRESS_PVQSPIN
-	{ "pvqspinlock-none", pvqspin_init, pvqspin_lock, pvqspin_unlock,
-	  qspin_is_locked, "none" },
-#endif
+/*
+ * Every built type of lock_types_list.h, the PV ones with the futex
+ * backend; then the PV ones again with the "none" backend.
+ */
+static struct stress_type types[] = {
+#define PVQ_LOCK_TYPE(name, prefix, lock, option)			\
+	PVQ_BUILT_ITEM(option, { #name, &lock_adapter_##name,		\
+				 PVQ_HALTS_##option ? "futex" : NULL })
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
+#define PVQ_LOCK_TYPE(name, prefix, lock, option)			\
+	PVQ_IF_HALTS(option, { #name "-none", &lock_adapter_##name, "none" }, \
+		     /* the item's comma */)
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
 };
 
 /* The lock under test, and on another cache line, what it protects. */
 static union {
-	struct pvq_ticketlock ticket;
-	struct pvq_taslock tas;
-#ifdef PVQ_QUEUE_SPINLOCK
-	struct pvq_qspinlock qspin;
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-	struct pvq_pvticketlock pvticket;
-#endif
+#define PVQ_LOCK_TYPE(name, prefix, lock, option) \
+	PVQ_IF_BUILT(option, lock name;)
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
 } stress_lock __aligned(SHIM_CACHELINE);
 
 static struct {
@@ -271,16 +199,16 @@ static void *worker_fn(void *arg)
 
 	shim_register_cpu(w->cpu);
 	if (w->cpu == 0)
-		type->init(&stress_lock);
+		type->lock->init(&stress_lock);
 	pthread_barrier_wait(&start_barrier);
 	while (cfg.iterations ? w->acquisitions < cfg.iterations :
 				!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		u64 t0 = stress_now_ns();
 
-		type->lock(&stress_lock);
+		type->lock->lock(&stress_lock);
 		pvq_hist_record(&w->hist, stress_now_ns() - t0);
 		critical_section(w);
-		type->unlock(&stress_lock);
+		type->lock->unlock(&stress_lock);
 		w->acquisitions++;
 		/* Vary the gap between acquisitions: 0..31 pauses. */
 		seed = seed * 1103515245 + 12345;
@@ -459,7 +387,7 @@ static bool run_type(const struct stress_type *type, struct worker *workers)
 		pvq_hist_merge(all, &w->hist);
 	}
 	shim_register_cpu(0);
-	locked = type->is_locked(&stress_lock);
+	locked = type->lock->is_locked(&stress_lock);
 	shim_unregister_cpu();
 
 	jain = pvq_jain_milli(counts, cfg.threads);
@@ -569,11 +497,17 @@ int main(int argc, char **argv)
 	ksft_set_plan(planned);
 #if PVQ_STRESS_BREAK
 	ksft_print_msg("PVQ_STRESS_BREAK: tas is broken on purpose, this run must FAIL\n");
+	broken_tas = lock_adapter_tas;
+	broken_tas.lock = broken_lock;
+	broken_tas.unlock = broken_unlock;
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (types[i].lock == &lock_adapter_tas)
+			types[i].lock = &broken_tas;
 #endif
 	setup_pinning();
-#ifdef STRESS_PVQSPIN
-	if (pvq_pv_hash_init())
-		ksft_exit_fail_msg("pvq_pv_hash_init failed\n");
+#ifdef PVQ_PV_QSPINLOCK
+	if (pvq_hash_init())
+		ksft_exit_fail_msg("pvq_hash_init failed\n");
 #endif
 	workers = aligned_alloc(SHIM_CACHELINE,
 				cfg.threads * sizeof(struct worker));
@@ -584,8 +518,8 @@ int main(int argc, char **argv)
 			run_type(&types[i], workers);
 	print_throughput();
 	free(workers);
-#ifdef STRESS_PVQSPIN
-	pvq_pv_hash_exit();
+#ifdef PVQ_PV_QSPINLOCK
+	pvq_hash_exit();
 #endif
 	ksft_finished();
 	return KSFT_FAIL;

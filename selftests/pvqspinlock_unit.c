@@ -51,21 +51,6 @@ static u32 tail_of(int cpu, int idx)
 	return ((u32)(cpu + 1) << 18) | ((u32)idx << 16);
 }
 
-static void pvqs_lock(void *lock)
-{
-	pvq_pvqspin_lock(lock);
-}
-
-static void pvqs_unlock(void *lock)
-{
-	pvq_pvqspin_unlock(lock);
-}
-
-static const struct unit_lock_ops pvqs_ops = {
-	.lock = pvqs_lock,
-	.unlock = pvqs_unlock,
-};
-
 /*
  * As spin_lock_irqsave(): the whole acquisition with interrupts off, where
  * the futex backend, like the kernel's ipi one, cannot halt.
@@ -73,16 +58,16 @@ static const struct unit_lock_ops pvqs_ops = {
 static void pvqs_lock_irqs_off(void *lock)
 {
 	shim_irqs_off = 1;
-	pvq_pvqspin_lock(lock);
+	pvq_pv_qspin_lock(lock);
 }
 
 static void pvqs_unlock_irqs_on(void *lock)
 {
-	pvq_pvqspin_unlock(lock);
+	pvq_pv_qspin_unlock(lock);
 	shim_irqs_off = 0;
 }
 
-static const struct unit_lock_ops pvqs_irqs_off_ops = {
+static const struct lock_adapter pvqs_irqs_off_ops = {
 	.lock = pvqs_lock_irqs_off,
 	.unlock = pvqs_unlock_irqs_on,
 };
@@ -137,7 +122,7 @@ static int hash_entries(struct pvq_qspinlock *lock, struct pvq_mcs_node **node)
 static bool start_head(struct contender *c, struct pvq_qspinlock *lock,
 		       int cpu, bool hold)
 {
-	if (contender_start(c, &pvqs_ops, lock, cpu, hold))
+	if (contender_start(c, &lock_adapter_pvqspinlock, lock, cpu, hold))
 		return false;
 	return poll_until(pvq_pv_halted_on(cpu) == &lock->locked &&
 			  state_of(cpu) == PVQ_VCPU_HASHED &&
@@ -148,7 +133,7 @@ static bool start_head(struct contender *c, struct pvq_qspinlock *lock,
 static bool start_halted(struct contender *c, struct pvq_qspinlock *lock,
 			 int cpu, bool hold)
 {
-	if (contender_start(c, &pvqs_ops, lock, cpu, hold))
+	if (contender_start(c, &lock_adapter_pvqspinlock, lock, cpu, hold))
 		return false;
 	return poll_until((word(lock) & PVQ_TAIL_MASK) == tail_of(cpu, 0) &&
 			  pvq_pv_halted_on(cpu) == &node_of(cpu, 0)->state &&
@@ -191,10 +176,10 @@ FIXTURE(pvqspin) {
 FIXTURE_SETUP(pvqspin)
 {
 	shim_register_cpu(UNIT_TEST_CPU);
-	ASSERT_EQ(0, pvq_pv_hash_init());
+	ASSERT_EQ(0, pvq_hash_init());
 	ASSERT_EQ(0, pvq_pv_select("futex"));
 	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
-	pvq_pvqspin_init(&self->lock);
+	pvq_pv_qspin_init(&self->lock);
 	pvq_lock_events_reset();
 	pvq_futex_reset();
 }
@@ -215,7 +200,7 @@ TEST(pvqspin_hash_table_holds_every_cpu)
 	int cpu;
 
 	shim_register_cpu(UNIT_TEST_CPU);
-	ASSERT_EQ(0, pvq_pv_hash_init());
+	ASSERT_EQ(0, pvq_hash_init());
 	entries = 1UL << pvq_hash_bits;
 	/* A power of two, four slots per possible queue head, aligned. */
 	EXPECT_GE(entries, 4UL * SHIM_NR_CPUS);
@@ -236,7 +221,7 @@ TEST(pvqspin_hash_table_holds_every_cpu)
 	for (i = 0; i < entries; i++)
 		EXPECT_TRUE(!pvq_hash_table[i].lock);
 	EXPECT_EQ(0UL, shim_warnings);
-	pvq_pv_hash_exit();
+	pvq_hash_exit();
 	EXPECT_TRUE(!pvq_hash_table);
 }
 
@@ -249,7 +234,7 @@ TEST(pvqspin_hash_probes_past_a_full_line)
 	unsigned int i, n = 0;
 
 	shim_register_cpu(UNIT_TEST_CPU);
-	ASSERT_EQ(0, pvq_pv_hash_init());
+	ASSERT_EQ(0, pvq_hash_init());
 	first = pvq_hash_first(&locks[0]);
 	same[n++] = &locks[0];
 	for (i = 1; i < ARRAY_SIZE(locks) && n < ARRAY_SIZE(same); i++)
@@ -287,11 +272,11 @@ TEST(pvqspin_hash_table_is_at_least_a_page)
 
 	shim_register_cpu(UNIT_TEST_CPU);
 	ASSERT_EQ(2 * sizeof(void *), sizeof(struct pvq_hash_entry));
-	EXPECT_EQ(0UL, pvq_pv_hash_entries());
+	EXPECT_EQ(0UL, pvq_hash_entries());
 	for (i = 0; i < ARRAY_SIZE(cpus); i++) {
 		unit_nr_cpu_ids = cpus[i];
-		ASSERT_EQ(0, pvq_pv_hash_init());
-		entries = pvq_pv_hash_entries();
+		ASSERT_EQ(0, pvq_hash_init());
+		entries = pvq_hash_entries();
 		EXPECT_GE(entries * sizeof(struct pvq_hash_entry), PAGE_SIZE)
 			TH_LOG("%u CPUs: %lu entries of %zu bytes", cpus[i],
 			       entries, sizeof(struct pvq_hash_entry));
@@ -299,8 +284,8 @@ TEST(pvqspin_hash_table_is_at_least_a_page)
 			TH_LOG("%u CPUs: %lu entries", cpus[i], entries);
 		EXPECT_EQ(0UL, entries & (entries - 1));
 		EXPECT_EQ(1UL << pvq_hash_bits, entries);
-		pvq_pv_hash_exit();
-		EXPECT_EQ(0UL, pvq_pv_hash_entries());
+		pvq_hash_exit();
+		EXPECT_EQ(0UL, pvq_hash_entries());
 	}
 	unit_nr_cpu_ids = SHIM_NR_CPUS;
 }
@@ -342,16 +327,60 @@ TEST(pvqspin_kick_time_is_off_the_node_lines)
 
 TEST_F(pvqspin, uncontended_lock_never_enters_pv_code)
 {
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
-	EXPECT_TRUE(pvq_pvqspin_trylock(&self->lock) == false);
-	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_TRUE(pvq_pv_qspin_trylock(&self->lock) == false);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(0u, word(&self->lock));
-	EXPECT_TRUE(pvq_pvqspin_trylock(&self->lock));
-	pvq_pvqspin_unlock(&self->lock);
+	EXPECT_TRUE(pvq_pv_qspin_trylock(&self->lock));
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0UL, pvq_futex_waits(UNIT_TEST_CPU));
 	EXPECT_EVENT(slowpath, 0);
+}
+
+/*
+ * Every lock has the same verbs (lock, unlock, trylock, is_locked,
+ * is_contended); the PV ones read the native word, slow value included.
+ */
+TEST_F(pvqspin, verbs_read_the_word_in_every_state)
+{
+	struct pvq_qspinlock *lock = &self->lock;
+
+	EXPECT_FALSE(pvq_pv_qspin_is_locked(lock));
+	EXPECT_FALSE(pvq_pv_qspin_is_contended(lock));
+	ASSERT_TRUE(pvq_pv_qspin_trylock(lock));
+	EXPECT_TRUE(pvq_pv_qspin_is_locked(lock));
+	EXPECT_FALSE(pvq_pv_qspin_is_contended(lock));
+	/* A halted head's slow value: still held, nobody else in the word. */
+	WRITE_ONCE(lock->locked, PVQ_SLOW_VAL);
+	EXPECT_TRUE(pvq_pv_qspin_is_locked(lock));
+	EXPECT_FALSE(pvq_pv_qspin_is_contended(lock));
+	WRITE_ONCE(lock->locked, PVQ_LOCKED_VAL);
+	/* A pending head, then a queue. */
+	WRITE_ONCE(lock->pending, 1);
+	EXPECT_TRUE(pvq_pv_qspin_is_contended(lock));
+	EXPECT_FALSE(pvq_pv_qspin_trylock(lock));
+	WRITE_ONCE(lock->pending, 0);
+	WRITE_ONCE(lock->tail, tail_of(GHOST_CPU, 0) >> PVQ_TAIL_OFFSET);
+	EXPECT_TRUE(pvq_pv_qspin_is_contended(lock));
+	WRITE_ONCE(lock->tail, 0);
+	pvq_pv_qspin_unlock(lock);
+	EXPECT_FALSE(pvq_pv_qspin_is_locked(lock));
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+	pvq_pv_qspin_unfair_init(lock);
+	EXPECT_FALSE(pvq_pv_qspin_unfair_is_locked(lock));
+	ASSERT_TRUE(pvq_pv_qspin_unfair_trylock(lock));
+	EXPECT_TRUE(pvq_pv_qspin_unfair_is_locked(lock));
+	EXPECT_FALSE(pvq_pv_qspin_unfair_trylock(lock));
+	EXPECT_FALSE(pvq_pv_qspin_unfair_is_contended(lock));
+	WRITE_ONCE(lock->pending, 1);
+	EXPECT_TRUE(pvq_pv_qspin_unfair_is_contended(lock));
+	WRITE_ONCE(lock->pending, 0);
+	pvq_pv_qspin_unfair_unlock(lock);
+	EXPECT_FALSE(pvq_pv_qspin_unfair_is_locked(lock));
+#endif
+	EXPECT_EQ(0u, word(lock));
 }
 
 /*
@@ -363,7 +392,7 @@ TEST_F(pvqspin, queue_head_hashes_lock_and_parks)
 	struct pvq_mcs_node *n = NULL;
 	struct contender a;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, false))
 		TH_LOG("lock word %#x, cpu 1 state %u parked %d", word(&self->lock),
 		       state_of(1), pvq_futex_parked(1));
@@ -379,7 +408,7 @@ TEST_F(pvqspin, queue_head_hashes_lock_and_parks)
 	EXPECT_EVENT(wait_again, 0);
 	EXPECT_EVENT(wait_node, 0);
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(contender_finish(&a));
 	EXPECT_EQ(0u, word(&self->lock));
 }
@@ -393,10 +422,10 @@ TEST_F(pvqspin, unlock_finds_hashed_head_and_kicks_it)
 	struct contender a;
 	u8 locked;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, true));
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	/* Released (or already taken by the head), never left slow. */
 	locked = locked_byte(&self->lock);
 	EXPECT_TRUE(locked == 0 || locked == PVQ_LOCKED_VAL)
@@ -422,7 +451,7 @@ TEST_F(pvqspin, queued_waiter_halts_after_threshold)
 {
 	struct contender a, b;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
 	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false))
 		TH_LOG("lock word %#x, cpu 2 state %u parked %d",
@@ -437,7 +466,7 @@ TEST_F(pvqspin, queued_waiter_halts_after_threshold)
 	EXPECT_EVENT(wait_node, 1);
 	EXPECT_EVENT(wait_early, 0);
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(contender_finish(&a));
 	ASSERT_TRUE(contender_finish(&b));
 	EXPECT_EQ(0u, word(&self->lock));
@@ -452,7 +481,7 @@ TEST_F(pvqspin, queued_waiter_spins_behind_running_head)
 
 	pvq_spin_threshold = UNIT_SPIN_FOREVER;
 	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL);
-	ASSERT_EQ(0, contender_start(&b, &pvqs_ops, &self->lock, 2, false));
+	ASSERT_EQ(0, contender_start(&b, &lock_adapter_pvqspinlock, &self->lock, 2, false));
 	ASSERT_TRUE(poll_until(READ_ONCE(node_of(GHOST_CPU, 0)->next) ==
 			       node_of(2, 0)));
 	EXPECT_TRUE(stays_false(pvq_futex_waits(2) != 0));
@@ -462,7 +491,7 @@ TEST_F(pvqspin, queued_waiter_spins_behind_running_head)
 	ghost_hand_over(&self->lock, node_of(2, 0));
 	EXPECT_EQ(PVQ_LOCKED_VAL, locked_byte(&self->lock));
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(poll_until(flag_read(&b.done)));
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0UL, pvq_futex_kicks(2));
@@ -478,7 +507,7 @@ TEST_F(pvqspin, queued_waiter_halts_early_behind_halted_head)
 {
 	struct contender a, b;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
 	pvq_spin_threshold = UNIT_SPIN_FOREVER;
 	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false))
@@ -487,7 +516,7 @@ TEST_F(pvqspin, queued_waiter_halts_early_behind_halted_head)
 	EXPECT_EVENT(wait_early, 1);
 
 	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(contender_finish(&a));
 	ASSERT_TRUE(contender_finish(&b));
 	EXPECT_EQ(0u, word(&self->lock));
@@ -503,11 +532,11 @@ TEST_F(pvqspin, halted_successor_is_kicked_at_unlock_not_before)
 	struct pvq_mcs_node *n = NULL;
 	struct contender a, b;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, true));
 	ASSERT_TRUE(start_halted(&b, &self->lock, 2, true));
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	/* ->acquired is set after A's lock() returned: the hand-over is done. */
 	ASSERT_TRUE(poll_until(flag_read(&a.acquired)));
 	EXPECT_EQ(1, READ_ONCE(node_of(2, 0)->locked));
@@ -544,13 +573,13 @@ TEST_F(pvqspin, halted_queue_hands_over_in_fifo_order)
 	struct contender c[FIFO_HALTED];
 	int i;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&c[0], &self->lock, 1, false));
 	for (i = 1; i < FIFO_HALTED; i++)
 		ASSERT_TRUE(start_halted(&c[i], &self->lock, 1 + i, false))
 			TH_LOG("waiter %d did not halt", i);
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(poll_until(unit_order_count() == FIFO_HALTED))
 		TH_LOG("only %d of %d acquired", unit_order_count(),
 		       FIFO_HALTED);
@@ -573,7 +602,7 @@ TEST_F(pvqspin, spurious_kick_head_parks_again)
 {
 	struct contender a;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
 	pvq_pv_kick(1);
 	ASSERT_TRUE(poll_until(pvq_futex_parks(1) == 2 &&
@@ -587,7 +616,7 @@ TEST_F(pvqspin, spurious_kick_head_parks_again)
 	EXPECT_EVENT(wait_head, 1);
 	EXPECT_EVENT(wait_again, 1);
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(contender_finish(&a));
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
@@ -598,7 +627,7 @@ TEST_F(pvqspin, spurious_kick_queued_waiter_parks_again)
 {
 	struct contender a, b;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
 	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false));
 	pvq_pv_kick(2);
@@ -611,7 +640,7 @@ TEST_F(pvqspin, spurious_kick_queued_waiter_parks_again)
 	EXPECT_EVENT(spurious, 1);
 	EXPECT_EVENT(wait_node, 2);
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(contender_finish(&a));
 	ASSERT_TRUE(contender_finish(&b));
 	EXPECT_EQ(0u, word(&self->lock));
@@ -629,12 +658,12 @@ TEST_F(pvqspin, kick_between_check_and_sleep_is_not_lost)
 
 	window_cpu = 1;
 	pvq_futex_window_hook = hold_in_window;
-	pvq_pvqspin_lock(&self->lock);
-	ASSERT_EQ(0, contender_start(&a, &pvqs_ops, &self->lock, 1, false));
+	pvq_pv_qspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &lock_adapter_pvqspinlock, &self->lock, 1, false));
 	ASSERT_TRUE(poll_until(flag_read(&in_window)));
 	EXPECT_EQ(PVQ_SLOW_VAL, locked_byte(&self->lock));
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(1UL, pvq_futex_kicks(1));
 	flag_set(&window_done);
 	ASSERT_TRUE(poll_until(flag_read(&a.done)))
@@ -652,12 +681,12 @@ TEST_F(pvqspin, kick_between_check_and_sleep_is_not_lost)
 TEST_F(pvqspin, steal_on_entry_takes_free_lock_past_queue)
 {
 	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0));
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL, word(&self->lock));
 	/* Never queued: no link to the ghost head, node given back. */
 	EXPECT_TRUE(!READ_ONCE(node_of(GHOST_CPU, 0)->next));
 	EXPECT_EQ(0, READ_ONCE(node_of(UNIT_TEST_CPU, 0)->count));
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
 	EXPECT_EQ(0UL, pvq_futex_waits(UNIT_TEST_CPU));
 	EXPECT_EVENT(lock_stealing, 1);
@@ -684,7 +713,7 @@ TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
 	EXPECT_EQ(PVQ_VCPU_HASHED, state_of(1));
 	EXPECT_EQ(tail_of(1, 0) | PVQ_SLOW_VAL, word(&self->lock));
 	EXPECT_EQ(0UL, pvq_futex_kicks(1));
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(1UL, pvq_futex_kicks(1));
 	ASSERT_TRUE(poll_until(flag_read(&c.done)));
 	EXPECT_EQ(0u, word(&self->lock));
@@ -694,7 +723,7 @@ TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
 /* An unlock that finds neither the owner's value nor the slow one. */
 TEST_F(pvqspin, unlock_of_free_lock_warns)
 {
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(1UL, shim_warnings);
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0UL, pvq_futex_kicks(UNIT_TEST_CPU));
@@ -706,13 +735,13 @@ TEST_F(pvqspin, none_backend_spins_and_hands_over)
 	struct contender a, b;
 
 	ASSERT_EQ(0, pvq_pv_select("none"));
-	pvq_pvqspin_lock(&self->lock);
-	ASSERT_EQ(0, contender_start(&a, &pvqs_ops, &self->lock, 1, false));
-	ASSERT_EQ(0, contender_start(&b, &pvqs_ops, &self->lock, 2, false));
+	pvq_pv_qspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &lock_adapter_pvqspinlock, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&b, &lock_adapter_pvqspinlock, &self->lock, 2, false));
 	ASSERT_TRUE(poll_until(pvq_futex_waits(1) > 10 &&
 			       pvq_futex_waits(2) > 10));
 	EXPECT_FALSE(flag_read(&a.acquired) || flag_read(&b.acquired));
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(poll_until(unit_order_count() == 2));
 	ASSERT_TRUE(contender_finish(&a));
 	ASSERT_TRUE(contender_finish(&b));
@@ -773,7 +802,7 @@ TEST_F(pvqspin, head_halts_again_after_deferred_kick_and_steal)
 	/* The ghost's unlock, whose kick is slow to arrive... */
 	futex_ops = pvq_pv;
 	pvq_pv = &late_kick_ops;
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_EQ(1, READ_ONCE(late_kick));
 	/* ...and a steal before it does. */
 	ASSERT_TRUE(pvq_pv_trylock_steal(&self->lock));
@@ -788,7 +817,7 @@ TEST_F(pvqspin, head_halts_again_after_deferred_kick_and_steal)
 		       locked_byte(&self->lock));
 	EXPECT_EQ(PVQ_SLOW_VAL, locked_byte(&self->lock));
 	EXPECT_EQ(1, hash_entries(&self->lock, NULL));
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(poll_until(flag_read(&c.done)));
 	ASSERT_TRUE(contender_finish(&c));
 	EXPECT_EQ(0u, word(&self->lock));
@@ -812,7 +841,7 @@ TEST_F(pvqspin, irqs_off_head_spins_and_is_never_hashed)
 	struct contender a;
 	int entries = 0, i;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_EQ(0, contender_start(&a, &pvqs_irqs_off_ops, &self->lock, 1,
 				     false));
 	ASSERT_TRUE(head_spins(&self->lock, 1))
@@ -838,7 +867,7 @@ TEST_F(pvqspin, irqs_off_head_spins_and_is_never_hashed)
 		TH_LOG("round %d: the head called pvq_pv_wait()", i);
 	EXPECT_FALSE(flag_read(&a.acquired));
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	/* Any kick is part of the unlock: none by now, none ever. */
 	EXPECT_EQ(0UL, pvq_futex_kicks(1));
 	ASSERT_TRUE(poll_until(flag_read(&a.done)));
@@ -867,7 +896,7 @@ TEST_F(pvqspin, irqs_off_waiter_is_never_halted_nor_hashed)
 	struct contender a, b;
 	int i;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, true));
 	ASSERT_EQ(0, contender_start(&b, &pvqs_irqs_off_ops, &self->lock, 2,
 				     false));
@@ -883,7 +912,7 @@ TEST_F(pvqspin, irqs_off_waiter_is_never_halted_nor_hashed)
 	EXPECT_TRUE(n == node_of(1, 0));
 
 	/* Our unlock kicks A, which hands B the MCS lock: B is running. */
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(1UL, pvq_futex_kicks(1));
 	ASSERT_TRUE(poll_until(flag_read(&a.acquired)));
 	EXPECT_EQ(1, READ_ONCE(node_of(2, 0)->locked));
@@ -940,7 +969,7 @@ TEST_F(pvqspin, reserved_head_spins_without_rmw_while_owner_holds)
 	int rounds = 0;
 	u64 end;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_EQ(0, contender_start(&a, &pvqs_irqs_off_ops, &self->lock, 1,
 				     false));
 	ASSERT_TRUE(head_spins(&self->lock, 1))
@@ -960,7 +989,7 @@ TEST_F(pvqspin, reserved_head_spins_without_rmw_while_owner_holds)
 		       pvq_spin_threshold);
 	EXPECT_FALSE(flag_read(&a.acquired));
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(poll_until(flag_read(&a.done)));
 	ASSERT_TRUE(contender_finish(&a));
 	EXPECT_EQ(0u, word(&self->lock));
@@ -991,7 +1020,7 @@ TEST_F(pvqspin, kick_node_leaves_running_successor_alone)
 	struct pvq_mcs_node *n;
 	unsigned long before;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	n = ghost_successor(PVQ_VCPU_RUNNING, 0x5a);
 	before = shim_rmws_of(UNIT_TEST_CPU);
 	pvq_pv_kick_node(&self->lock, n);
@@ -1002,7 +1031,7 @@ TEST_F(pvqspin, kick_node_leaves_running_successor_alone)
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
 	EXPECT_EQ(0UL, pvq_futex_kicks(GHOST_CPU));
 
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0UL, pvq_futex_kicks(GHOST_CPU));
 	EXPECT_EQ(0UL, shim_warnings);
@@ -1016,7 +1045,7 @@ TEST_F(pvqspin, kick_node_hashes_halted_successor)
 {
 	struct pvq_mcs_node *n, *found = NULL;
 
-	pvq_pvqspin_lock(&self->lock);
+	pvq_pv_qspin_lock(&self->lock);
 	n = ghost_successor(PVQ_VCPU_HALTED, 0);
 	pvq_pv_kick_node(&self->lock, n);
 	EXPECT_EQ(PVQ_VCPU_HASHED, READ_ONCE(n->state));
@@ -1027,7 +1056,7 @@ TEST_F(pvqspin, kick_node_hashes_halted_successor)
 	EXPECT_EQ(0UL, pvq_futex_kicks(GHOST_CPU));
 
 	/* The slow unlock consumes the entry and kicks the successor. */
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0, READ_ONCE(n->pred_hashed));
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
@@ -1036,7 +1065,7 @@ TEST_F(pvqspin, kick_node_hashes_halted_successor)
 	EXPECT_EVENT(kick_unlock, 1);
 }
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 /*
  * Unfair mode: a CPU steals past queued waiters at most steal_budget
  * times, then must queue; stealing from an empty queue is not limited.
@@ -1054,10 +1083,10 @@ TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)
 	/* A ghost queue: two steals pass it, the third is refused. */
 	for (i = 0; i < 2; i++) {
 		atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0));
-		pvq_unfair_lock(&self->lock);
+		pvq_pv_qspin_unfair_lock(&self->lock);
 		EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL,
 			  word(&self->lock));
-		pvq_unfair_unlock(&self->lock);
+		pvq_pv_qspin_unfair_unlock(&self->lock);
 	}
 	EXPECT_FALSE(pvq_unfair_steal(&self->lock));
 	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
@@ -1065,23 +1094,6 @@ TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)
 	EXPECT_EVENT(steal_budget_out, 1);
 	pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
 }
-#endif
-
-#ifdef PVQ_UNFAIR_LOCKS
-static void unfair_lock(void *lock)
-{
-	pvq_unfair_lock(lock);
-}
-
-static void unfair_unlock(void *lock)
-{
-	pvq_unfair_unlock(lock);
-}
-
-static const struct unit_lock_ops unfair_ops = {
-	.lock = unfair_lock,
-	.unlock = unfair_unlock,
-};
 #endif
 
 /*
@@ -1094,26 +1106,26 @@ FIXTURE(pvq_fifth) {
 };
 
 FIXTURE_VARIANT(pvq_fifth) {
-	const struct unit_lock_ops *ops;
+	const struct lock_adapter *ops;
 };
 
 FIXTURE_VARIANT_ADD(pvq_fifth, fair) {
-	.ops = &pvqs_ops,
+	.ops = &lock_adapter_pvqspinlock,
 };
 
-#ifdef PVQ_UNFAIR_LOCKS
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 FIXTURE_VARIANT_ADD(pvq_fifth, unfair) {
-	.ops = &unfair_ops,
+	.ops = &lock_adapter_pvqspinlock_unfair,
 };
 #endif
 
 FIXTURE_SETUP(pvq_fifth)
 {
 	shim_register_cpu(UNIT_TEST_CPU);
-	ASSERT_EQ(0, pvq_pv_hash_init());
+	ASSERT_EQ(0, pvq_hash_init());
 	ASSERT_EQ(0, pvq_pv_select("futex"));
 	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
-	pvq_pvqspin_init(&self->lock);
+	pvq_pv_qspin_init(&self->lock);
 	pvq_lock_events_reset();
 	pvq_futex_reset();
 }
@@ -1154,7 +1166,7 @@ TEST_F(pvq_fifth, takes_free_lock_past_persistent_queue)
 	 */
 	WRITE_ONCE(self->lock.locked_pending, PVQ_LOCKED_VAL);
 	EXPECT_FALSE(flag_read(&c.acquired));
-	pvq_pvqspin_unlock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
 	took = poll_until(flag_read(&c.acquired));
 	EXPECT_TRUE(took)
 		TH_LOG("starved behind the queue: lock word %#x",

@@ -27,21 +27,6 @@
 
 #define FLAG	PVQ_PVTICKET_SLOW_FLAG
 
-static void pvt_lock(void *lock)
-{
-	pvq_pvticket_lock(lock);
-}
-
-static void pvt_unlock(void *lock)
-{
-	pvq_pvticket_unlock(lock);
-}
-
-static const struct unit_lock_ops pvt_ops = {
-	.lock = pvt_lock,
-	.unlock = pvt_unlock,
-};
-
 /* The lock word as (tail << 16) | head; the flag is the head's bit 0. */
 static u32 tickets(u16 head, u16 tail)
 {
@@ -77,7 +62,7 @@ static bool parked_for(int cpu, struct pvq_pvticketlock *lock, u16 want)
 static bool start_parked(struct contender *c, struct pvq_pvticketlock *lock,
 			 int cpu, u16 want, bool hold)
 {
-	if (contender_start(c, &pvt_ops, lock, cpu, hold))
+	if (contender_start(c, &lock_adapter_pvticket, lock, cpu, hold))
 		return false;
 	return poll_until(parked_for(cpu, lock, want));
 }
@@ -316,7 +301,7 @@ TEST_F(pvticket, kick_between_check_and_sleep_is_not_lost)
 	window_cpu = 1;
 	pvq_futex_window_hook = hold_in_window;
 	pvq_pvticket_lock(&self->lock);
-	ASSERT_EQ(0, contender_start(&c, &pvt_ops, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvticket, &self->lock, 1, false));
 	ASSERT_TRUE(poll_until(flag_read(&in_window)));
 	EXPECT_TRUE(flag_of(&self->lock));
 
@@ -335,7 +320,7 @@ TEST_F(pvticket, none_backend_spins_and_hands_over)
 
 	ASSERT_EQ(0, pvq_pv_select("none"));
 	pvq_pvticket_lock(&self->lock);
-	ASSERT_EQ(0, contender_start(&c, &pvt_ops, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvticket, &self->lock, 1, false));
 	ASSERT_TRUE(poll_until(pvq_futex_waits(1) > 10));
 	EXPECT_TRUE(flag_of(&self->lock));
 	pvq_pvticket_unlock(&self->lock);
@@ -384,7 +369,7 @@ TEST_F(pvticket, interrupt_waiting_on_other_lock_keeps_outer_record)
 	pvq_futex_entry_hook = interrupt_takes_irq_lock;
 	pvq_pvticket_lock(&self->lock);
 	pvq_pvticket_lock(&irq_lock);
-	ASSERT_EQ(0, contender_start(&c, &pvt_ops, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvticket, &self->lock, 1, false));
 	/* CPU 1 waits in the "interrupt", for irq_lock. */
 	ASSERT_TRUE(poll_until(parked_for(1, &irq_lock, 2)));
 	pvq_pvticket_unlock(&irq_lock);
@@ -455,7 +440,7 @@ TEST_F(pvticket, nmi_in_wait_window_spins_and_keeps_outer_record)
 	pvq_futex_entry_hook = nmi_held_in_wait;
 	pvq_pvticket_lock(&self->lock);
 	pvq_pvticket_lock(&nmi_lock);
-	ASSERT_EQ(0, contender_start(&c, &pvt_ops, &self->lock, 1, false));
+	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvticket, &self->lock, 1, false));
 	/* CPU 1 passed its check for ticket 2; its NMI waits for ticket 2. */
 	ASSERT_TRUE(poll_until(flag_read(&nmi_entered) &&
 			       pvq_ticket_tail(word(&nmi_lock)) == 4))
@@ -521,7 +506,7 @@ static void pvt_unlock_irqs_on(void *lock)
 	shim_irqs_off = 0;
 }
 
-static const struct unit_lock_ops pvt_irqs_off_ops = {
+static const struct lock_adapter pvt_irqs_off_ops = {
 	.lock = pvt_lock_irqs_off,
 	.unlock = pvt_unlock_irqs_on,
 };

@@ -26,21 +26,6 @@ static u32 tail_of(int cpu, int idx)
 
 #define LOCKED_PENDING	(PVQ_LOCKED_VAL | PVQ_PENDING_VAL)
 
-static void qs_lock(void *lock)
-{
-	pvq_qspin_lock(lock);
-}
-
-static void qs_unlock(void *lock)
-{
-	pvq_qspin_unlock(lock);
-}
-
-static const struct unit_lock_ops qs_ops = {
-	.lock = qs_lock,
-	.unlock = qs_unlock,
-};
-
 static u32 word(struct pvq_qspinlock *lock)
 {
 	return atomic_read(&lock->val);
@@ -86,7 +71,7 @@ FIXTURE_TEARDOWN(qspin)
 static bool start_pending(struct contender *c, struct pvq_qspinlock *lock,
 			  int cpu, bool hold)
 {
-	if (contender_start(c, &qs_ops, lock, cpu, hold))
+	if (contender_start(c, &lock_adapter_qspinlock, lock, cpu, hold))
 		return false;
 	return poll_until(word(lock) == LOCKED_PENDING);
 }
@@ -95,7 +80,7 @@ static bool start_pending(struct contender *c, struct pvq_qspinlock *lock,
 static bool start_queued(struct contender *c, struct pvq_qspinlock *lock,
 			 int cpu, int idx, bool hold)
 {
-	if (contender_start(c, &qs_ops, lock, cpu, hold))
+	if (contender_start(c, &lock_adapter_qspinlock, lock, cpu, hold))
 		return false;
 	return poll_until((word(lock) & PVQ_TAIL_MASK) == tail_of(cpu, idx));
 }
@@ -358,7 +343,7 @@ TEST_F(qspin, fifth_nesting_spins_on_trylock)
 
 	pvq_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_pending(&p, &self->lock, 1, false));
-	ASSERT_EQ(0, contender_start(&n, &qs_ops, &self->lock, 2, true));
+	ASSERT_EQ(0, contender_start(&n, &lock_adapter_qspinlock, &self->lock, 2, true));
 	ASSERT_TRUE(poll_until(flag_read(&n.started)));
 #ifdef PVQ_LOCK_STATS
 	ASSERT_TRUE(poll_until(pvq_lock_event_sum(PVQ_EV_nest_overflow) == 1));
@@ -402,7 +387,7 @@ TEST_F(qspin, fifth_nesting_waits_for_queue_to_drain)
 
 	node_of(2, 0)->count = PVQ_MAX_NODES;
 	atomic_set(&self->lock.val, queue);
-	ASSERT_EQ(0, contender_start(&n, &qs_ops, &self->lock, 2, true));
+	ASSERT_EQ(0, contender_start(&n, &lock_adapter_qspinlock, &self->lock, 2, true));
 	ASSERT_TRUE(poll_until(flag_read(&n.started)));
 #ifdef PVQ_LOCK_STATS
 	ASSERT_TRUE(poll_until(pvq_lock_event_sum(PVQ_EV_nest_overflow) == 1));

@@ -13,36 +13,6 @@
 
 DECLARE_PER_CPU(int, shim_cpu_number);
 
-static void ticket_lock(void *lock)
-{
-	pvq_ticket_lock(lock);
-}
-
-static void ticket_unlock(void *lock)
-{
-	pvq_ticket_unlock(lock);
-}
-
-static const struct unit_lock_ops ticket_ops = {
-	.lock = ticket_lock,
-	.unlock = ticket_unlock,
-};
-
-static void tas_lock(void *lock)
-{
-	pvq_tas_lock(lock);
-}
-
-static void tas_unlock(void *lock)
-{
-	pvq_tas_unlock(lock);
-}
-
-static const struct unit_lock_ops tas_ops = {
-	.lock = tas_lock,
-	.unlock = tas_unlock,
-};
-
 /* The ticket lock word as (tail << 16) | head. */
 static u32 tickets(u16 head, u16 tail)
 {
@@ -127,7 +97,7 @@ TEST_F(baseline, ticket_waiters_are_served_in_ticket_order)
 
 	pvq_ticket_lock(lock);
 	for (i = 0; i < TICKET_WAITERS; i++) {
-		ASSERT_EQ(0, contender_start(&w[i], &ticket_ops, lock, 1 + i,
+		ASSERT_EQ(0, contender_start(&w[i], &lock_adapter_ticket, lock, 1 + i,
 					     false));
 		/* Waiter i holds ticket i + 1 before the next one starts. */
 		ASSERT_TRUE(poll_until(ticket_word(lock) == tickets(0, 2 + i)))
@@ -157,7 +127,7 @@ TEST_F(baseline, ticket_wraps_at_16_bits)
 	EXPECT_EQ(tickets(0xffff, 0), ticket_word(lock));
 	EXPECT_TRUE(pvq_ticket_is_locked(lock));
 
-	ASSERT_EQ(0, contender_start(&w, &ticket_ops, lock, 1, true));
+	ASSERT_EQ(0, contender_start(&w, &lock_adapter_ticket, lock, 1, true));
 	ASSERT_TRUE(poll_until(ticket_word(lock) == tickets(0xffff, 1)));
 	EXPECT_TRUE(pvq_ticket_is_contended(lock));
 	EXPECT_TRUE(stays_false(flag_read(&w.acquired)));
@@ -194,11 +164,13 @@ TEST_F(baseline, tas_contender_waits_for_unlock)
 	struct contender w;
 
 	pvq_tas_lock(lock);
-	ASSERT_EQ(0, contender_start(&w, &tas_ops, lock, 1, true));
+	ASSERT_EQ(0, contender_start(&w, &lock_adapter_tas, lock, 1, true));
 	ASSERT_TRUE(poll_until(flag_read(&w.started)));
 	EXPECT_TRUE(stays_false(flag_read(&w.acquired)));
 	/* A waiter only reads: the word still says "held by one". */
 	EXPECT_EQ(1u, tas_word(lock));
+	/* ...so the lock cannot tell that it is contended. */
+	EXPECT_FALSE(pvq_tas_is_contended(lock));
 
 	pvq_tas_unlock(lock);
 	ASSERT_TRUE(poll_until(flag_read(&w.acquired)));
@@ -251,7 +223,7 @@ static void two_threads_on_cpu_1(void)
 
 	shim_register_cpu(1);
 	/* The contender registers as CPU 1 as well. */
-	if (!contender_start(&w, &tas_ops, &lock, 1, false))
+	if (!contender_start(&w, &lock_adapter_tas, &lock, 1, false))
 		pthread_join(w.tid, NULL);
 }
 

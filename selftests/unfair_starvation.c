@@ -100,13 +100,9 @@
 
 #include "lock_stats.h"
 #include "pv_futex.h"
-#include "pv_ops.h"
-#include "pvqspinlock.h"
-#include "qspinlock.h"
-#include "tas.h"
-#include "unfair.h"
 
 #include "kselftest.h"
+#include "lock_adapters.h"
 #include "stress_helpers.h"
 
 /*
@@ -162,24 +158,13 @@
 
 struct starve_type {
 	const char *name;
-	void (*lock)(void *lock);
-	void (*unlock)(void *lock);
-	bool (*is_locked)(void *lock);
+	const struct lock_adapter *lock;
 	bool has_head;		/* a queue head with a starvation clock */
 };
 
-static void unfair_lock(void *l) { pvq_unfair_lock(l); }
-static void unfair_unlock(void *l) { pvq_unfair_unlock(l); }
-static bool unfair_is_locked(void *l) { return pvq_qspin_is_locked(l); }
-
-static void tas_lock(void *l) { pvq_tas_lock(l); }
-static void tas_unlock(void *l) { pvq_tas_unlock(l); }
-static bool tas_is_locked(void *l) { return pvq_tas_is_locked(l); }
-
 static const struct starve_type types[] = {
-	{ "pvqspinlock_unfair", unfair_lock, unfair_unlock, unfair_is_locked,
-	  true },
-	{ "tas", tas_lock, tas_unlock, tas_is_locked, false },
+	{ "pvqspinlock_unfair", &lock_adapter_pvqspinlock_unfair, true },
+	{ "tas", &lock_adapter_tas, false },
 };
 
 /* The lock, and on another cache line the acquisition count it protects. */
@@ -389,7 +374,7 @@ static void *worker_fn(void *arg)
 		head_started = false;
 		head_halts = 0;
 		in_lock = true;
-		type->lock(&starve_lock);
+		type->lock->lock(&starve_lock);
 		in_lock = false;
 		t1 = stress_now_ns();
 		seq = shared.seq;
@@ -400,7 +385,7 @@ static void *worker_fn(void *arg)
 		 * count is visible first.
 		 */
 		smp_store_release(&shared.released, seq + 1);
-		type->unlock(&starve_lock);
+		type->lock->unlock(&starve_lock);
 
 		w->acquisitions++;
 		if (seq - seq0 > w->worst_passes)
@@ -553,7 +538,7 @@ static void check_counts(const struct worker *workers, const char *run_name,
 		total += workers[i].acquisitions;
 	}
 	shim_register_cpu(0);
-	locked = cfg.type->is_locked(&starve_lock);
+	locked = cfg.type->lock->is_locked(&starve_lock);
 	shim_unregister_cpu();
 	ksft_test_result(total && total == shared.seq && !locked,
 			 "%s%s: %llu acquisitions in %llu ms, none lost, lock %s at the end\n",
@@ -693,7 +678,7 @@ static void parse_args(int argc, char **argv)
 			print_usage(argv[0]);
 		}
 	}
-	/* The module parameters' ranges (qspinlock/locks_module.c). */
+	/* The module parameters' ranges (module/unfair_params.c). */
 	if (cfg.threads > SHIM_NR_CPUS || cfg.bound_us < 0 ||
 	    cfg.bound_us > 1000000 || cfg.steal_spin < 1 ||
 	    cfg.steal_budget < 0 || cfg.steal_budget > PVQ_STEAL_BUDGET_MAX ||
@@ -753,7 +738,7 @@ int main(int argc, char **argv)
 	pvq_steal_spin = cfg.steal_spin;
 	pvq_steal_budget = cfg.steal_budget;
 	pvq_spin_threshold = cfg.spin_threshold;
-	if (pvq_pv_select("futex") || pvq_pv_hash_init())
+	if (pvq_pv_select("futex") || pvq_hash_init())
 		ksft_exit_fail_msg("no futex PV backend or hash table\n");
 	futex_ops = pvq_pv;
 	pvq_pv = &late_wake_ops;
@@ -783,7 +768,7 @@ int main(int argc, char **argv)
 	}
 
 	free(workers);
-	pvq_pv_hash_exit();
+	pvq_hash_exit();
 	ksft_finished();
 	return KSFT_FAIL;
 }

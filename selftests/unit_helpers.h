@@ -23,6 +23,8 @@
 #include <linux/types.h>
 
 #include "shim.h"
+/* The lock under test, type-erased so one contender serves every type. */
+#include "lock_adapters.h"
 
 #ifndef UNIT_TIMEOUT_MS
 #define UNIT_TIMEOUT_MS	5000
@@ -58,15 +60,9 @@ static inline u64 unit_now_ms(void)
 #define flag_read(p)		__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define flag_set(p)		__atomic_store_n((p), 1, __ATOMIC_RELEASE)
 
-/* The lock under test, type-erased so one contender serves every type. */
-struct unit_lock_ops {
-	void (*lock)(void *lock);
-	void (*unlock)(void *lock);
-};
-
 struct contender {
 	pthread_t tid;
-	const struct unit_lock_ops *ops;
+	const struct lock_adapter *ops;
 	void *lock;
 	int cpu;
 	bool hold;		/* keep the lock until ->release is set */
@@ -105,7 +101,7 @@ static void *contender_fn(void *arg)
 
 /* Start a contender on @cpu; it returns once the thread exists. */
 static inline int contender_start(struct contender *c,
-				  const struct unit_lock_ops *ops, void *lock,
+				  const struct lock_adapter *ops, void *lock,
 				  int cpu, bool hold)
 {
 	*c = (struct contender){ .ops = ops, .lock = lock, .cpu = cpu,

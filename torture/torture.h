@@ -12,17 +12,13 @@
 
 #include "pvq_locks.h"
 
-/* Storage for any lock type under test. */
+/* Storage for any lock type under test: a member per built type. */
 union torture_lock {
 	spinlock_t spin;		/* the running kernel's own lock */
-	struct pvq_ticketlock ticket;
-	struct pvq_taslock tas;
-#ifdef PVQ_QUEUE_SPINLOCK
-	struct pvq_qspinlock qspin;	/* also the PV qspinlock */
-#endif
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-	struct pvq_pvticketlock pvticket;
-#endif
+#define PVQ_LOCK_TYPE(name, prefix, lock, option) \
+	PVQ_IF_BUILT(option, lock name;)
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
 };
 
 struct torture_lock_ops {

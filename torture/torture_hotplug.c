@@ -83,7 +83,7 @@ static int torture_onoff_pick(void)
 }
 
 /* Failures (-EBUSY while hotplug is disabled, ...) are normal: count them. */
-static void torture_offline(int cpu)
+static void qtorture_offline(int cpu)
 {
 	int ret;
 
@@ -101,7 +101,7 @@ static void torture_offline(int cpu)
 		onoff_alert("CPU %d offline\n", cpu);
 }
 
-static bool torture_online(int cpu)
+static bool qtorture_online(int cpu)
 {
 	int ret;
 
@@ -130,11 +130,11 @@ static int torture_onoff_fn(void *unused)
 		/* A CPU of ours that failed to come back goes first. */
 		cpu = cpumask_first(&onoff_offlined);
 		if (cpu < nr_cpu_ids) {
-			torture_online(cpu);
+			qtorture_online(cpu);
 		} else {
 			cpu = torture_onoff_pick();
 			if (cpu >= 0) {
-				torture_offline(cpu);
+				qtorture_offline(cpu);
 			} else if (!idle_said) {
 				onoff_alert("no hot-pluggable CPU online: nothing to do\n");
 				idle_said = true;
@@ -164,12 +164,12 @@ int torture_onoff_start(const char *type, int interval_ms, int holdoff_secs,
 }
 
 /* Bring @cpu back, retrying a while: hotplug may be disabled for a moment. */
-static void torture_online_retry(int cpu)
+static void qtorture_online_retry(int cpu)
 {
 	int i;
 
 	for (i = 0; i < TORTURE_ONLINE_TRIES; i++) {
-		if (torture_online(cpu))
+		if (qtorture_online(cpu))
 			return;
 		msleep(100);
 	}
@@ -183,7 +183,7 @@ void torture_onoff_stop(void)
 		kthread_stop(onoff_task);
 	onoff_task = NULL;
 	for_each_cpu(cpu, &onoff_offlined)
-		torture_online_retry(cpu);
+		qtorture_online_retry(cpu);
 	onoff_left = cpumask_weight(&onoff_offlined);
 	if (onoff_left)
 		onoff_alert("CPUs taken offline by this run that stay offline: %*pbl\n",

@@ -163,7 +163,7 @@ static int writer_stride;		/* writers i and i + stride share a CPU */
 static u64 run_start_ns, run_end_ns;
 
 /* xorshift32: cheap per-thread randomness for lock choice and long holds. */
-static u32 torture_random(struct torture_writer *w)
+static u32 qtorture_random(struct torture_writer *w)
 {
 	u32 x = w->rand;
 
@@ -193,13 +193,13 @@ static void torture_pick_locks(struct torture_writer *w,
 
 	if (nested_locks <= 1) {
 		set->n = 1;
-		set->slot[0] = &slots[nlocks > 1 ? torture_random(w) % nlocks : 0];
+		set->slot[0] = &slots[nlocks > 1 ? qtorture_random(w) % nlocks : 0];
 		return;
 	}
 	/* want <= nested_locks <= nlocks, so this ends. */
-	want = 1 + torture_random(w) % nested_locks;
+	want = 1 + qtorture_random(w) % nested_locks;
 	while (hweight64(mask) < want)
-		mask |= BIT_ULL(torture_random(w) % nlocks);
+		mask |= BIT_ULL(qtorture_random(w) % nlocks);
 	set->n = 0;
 	for (i = 0; i < nlocks; i++)
 		if (mask & BIT_ULL(i))
@@ -225,7 +225,7 @@ static void torture_critical_section(struct torture_lockset *set,
 	torture_work(cs_loops);
 	if (extra_us)
 		udelay(extra_us);
-	if (long_hold && !(torture_random(w) % (2000U * nwriters)))
+	if (long_hold && !(qtorture_random(w) % (2000U * nwriters)))
 		mdelay(long_hold);
 
 	for (i = 0; i < set->n; i++)

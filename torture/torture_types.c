@@ -36,119 +36,30 @@ static u32 spin_torture_word(union torture_lock *l)
 	return atomic_read(&l->spin.rlock.raw_lock.val);
 }
 
-static void ticket_torture_init(union torture_lock *l)
-{
-	pvq_ticket_init(&l->ticket);
+/*
+ * Every type of lock_types_list.h: its verbs on its member of the union,
+ * and its raw word (every type's lock is one 32-bit word).  The word has
+ * the queued-spinlock layout when the lock is a struct pvq_qspinlock.
+ */
+#define TORTURE_VERB(type, verbs, verb)					\
+static void type##_torture_##verb(union torture_lock *l)		\
+{									\
+	verbs##_##verb(&l->type);					\
 }
 
-static void ticket_torture_lock(union torture_lock *l)
-{
-	pvq_ticket_lock(&l->ticket);
-}
-
-static void ticket_torture_unlock(union torture_lock *l)
-{
-	pvq_ticket_unlock(&l->ticket);
-}
-
-static u32 ticket_torture_word(union torture_lock *l)
-{
-	return atomic_read(&l->ticket.val);
-}
-
-static void tas_torture_init(union torture_lock *l)
-{
-	pvq_tas_init(&l->tas);
-}
-
-static void tas_torture_lock(union torture_lock *l)
-{
-	pvq_tas_lock(&l->tas);
-}
-
-static void tas_torture_unlock(union torture_lock *l)
-{
-	pvq_tas_unlock(&l->tas);
-}
-
-static u32 tas_torture_word(union torture_lock *l)
-{
-	return atomic_read(&l->tas.val);
-}
-
-#ifdef PVQ_QUEUE_SPINLOCK
-static void qspin_torture_init(union torture_lock *l)
-{
-	pvq_qspin_init(&l->qspin);
-}
-
-static void qspin_torture_lock(union torture_lock *l)
-{
-	pvq_qspin_lock(&l->qspin);
-}
-
-static void qspin_torture_unlock(union torture_lock *l)
-{
-	pvq_qspin_unlock(&l->qspin);
-}
-
-static u32 qspin_torture_word(union torture_lock *l)
-{
-	return atomic_read(&l->qspin.val);
-}
-#endif
-
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-static void pvticket_torture_init(union torture_lock *l)
-{
-	pvq_pvticket_init(&l->pvticket);
-}
-
-static void pvticket_torture_lock(union torture_lock *l)
-{
-	pvq_pvticket_lock(&l->pvticket);
-}
-
-static void pvticket_torture_unlock(union torture_lock *l)
-{
-	pvq_pvticket_unlock(&l->pvticket);
-}
-
-static u32 pvticket_torture_word(union torture_lock *l)
-{
-	return atomic_read(&l->pvticket.tickets.val);
-}
-#endif
-
-#ifdef PVQ_PV_QSPINLOCK
-static void pvqspin_torture_lock(union torture_lock *l)
-{
-	pvq_pvqspin_lock(&l->qspin);
-}
-
-static void pvqspin_torture_unlock(union torture_lock *l)
-{
-	pvq_pvqspin_unlock(&l->qspin);
-}
-
-#define pvqspin_torture_init	qspin_torture_init
-#define pvqspin_torture_word	qspin_torture_word
-#endif
-
-#ifdef PVQ_UNFAIR_LOCKS
-static void unfair_torture_lock(union torture_lock *l)
-{
-	pvq_unfair_lock(&l->qspin);
-}
-
-static void unfair_torture_unlock(union torture_lock *l)
-{
-	pvq_unfair_unlock(&l->qspin);
-}
-
-#define unfair_torture_init	qspin_torture_init
-#define unfair_torture_word	qspin_torture_word
-#endif
+#define PVQ_LOCK_TYPE(type, prefix, lock_t, option)			\
+	PVQ_IF_BUILT(option,						\
+TORTURE_VERB(type, pvq_##prefix, init)					\
+TORTURE_VERB(type, pvq_##prefix, lock)					\
+TORTURE_VERB(type, pvq_##prefix, unlock)				\
+									\
+static u32 type##_torture_word(union torture_lock *l)			\
+{									\
+	BUILD_BUG_ON(sizeof(lock_t) != sizeof(u32));			\
+	return READ_ONCE(*(u32 *)&l->type);				\
+})
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
 
 #define TORTURE_OPS(type, prefix, is_queued) {				\
 	.name = type,							\
@@ -161,20 +72,11 @@ static void unfair_torture_unlock(union torture_lock *l)
 
 static const struct torture_lock_ops torture_ops[] = {
 	TORTURE_OPS("spin_lock", spin, true),
-	TORTURE_OPS("ticket", ticket, false),
-	TORTURE_OPS("tas", tas, false),
-#ifdef PVQ_PARAVIRT_SPINLOCKS
-	TORTURE_OPS("pvticket", pvticket, false),
-#endif
-#ifdef PVQ_QUEUE_SPINLOCK
-	TORTURE_OPS("qspinlock", qspin, true),
-#endif
-#ifdef PVQ_PV_QSPINLOCK
-	TORTURE_OPS("pvqspinlock", pvqspin, true),
-#endif
-#ifdef PVQ_UNFAIR_LOCKS
-	TORTURE_OPS("pvqspinlock_unfair", unfair, true),
-#endif
+#define PVQ_LOCK_TYPE(name, prefix, lock, option)			\
+	PVQ_BUILT_ITEM(option, TORTURE_OPS(#name, name,			\
+		__builtin_types_compatible_p(lock, struct pvq_qspinlock)))
+#include "lock_types_list.h"
+#undef PVQ_LOCK_TYPE
 };
 
 const struct torture_lock_ops *torture_find_ops(const char *name)

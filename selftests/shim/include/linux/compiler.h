@@ -16,6 +16,7 @@
 #define __cold			__attribute__((__cold__))
 #define __noreturn		__attribute__((__noreturn__))
 #define __printf(a, b)		__attribute__((__format__(printf, a, b)))
+#define __maybe_unused		__attribute__((__unused__))
 
 #define barrier()	__asm__ __volatile__("" : : : "memory")
 

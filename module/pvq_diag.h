@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Diagnostics of the lock library, for the torture module's stall report:
- * they print, so they live in the module glue (locks_module.c), not in the
+ * they print, so they live in the module glue (module/diag.c), not in the
  * algorithm files.
  */
 #ifndef PVQ_DIAG_H

@@ -10,8 +10,8 @@
  * it sets the pending bit, which stops all stealing until it has the lock.
  * See Documentation/unfair.rst.
  */
-#ifndef PVQ_UNFAIR_H
-#define PVQ_UNFAIR_H
+#ifndef PVQ_PVQSPINLOCK_UNFAIR_H
+#define PVQ_PVQSPINLOCK_UNFAIR_H
 
 #include "pvqspinlock.h"
 
@@ -31,26 +31,23 @@ extern int pvq_steal_spin;
 #define PVQ_STEAL_BUDGET_MAX		(1 << 30)	/* as good as unlimited */
 extern int pvq_steal_budget;
 
-void pvq_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
+void pvq_pv_qspin_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
 
-static __always_inline void pvq_unfair_init(struct pvq_qspinlock *lock)
+/*
+ * The PV qspinlock's verbs but lock: its trylock takes a free word only,
+ * never past a queue; stealers leave no trace in the word, so contended
+ * means a pending head or a queue; its unlock kicks a halted queue head
+ * in either mode.
+ */
+#define pvq_pv_qspin_unfair_init(lock)		pvq_pv_qspin_init(lock)
+#define pvq_pv_qspin_unfair_trylock(lock)	pvq_pv_qspin_trylock(lock)
+#define pvq_pv_qspin_unfair_is_locked(lock)	pvq_pv_qspin_is_locked(lock)
+#define pvq_pv_qspin_unfair_is_contended(lock)	pvq_pv_qspin_is_contended(lock)
+#define pvq_pv_qspin_unfair_unlock(lock)	pvq_pv_qspin_unlock(lock)
+
+static __always_inline void pvq_pv_qspin_unfair_lock(struct pvq_qspinlock *lock)
 {
-	pvq_qspin_init(lock);
+	pvq_qspin_lock_or(lock, pvq_pv_qspin_unfair_lock_slowpath);
 }
 
-static __always_inline void pvq_unfair_lock(struct pvq_qspinlock *lock)
-{
-	int val;
-
-	if (pvq_qspin_lock_fast(lock, &val))
-		return;
-	pvq_unfair_lock_slowpath(lock, val);
-}
-
-/* The PV unlock: a halted queue head is kicked in either mode. */
-static __always_inline void pvq_unfair_unlock(struct pvq_qspinlock *lock)
-{
-	pvq_pvqspin_unlock(lock);
-}
-
-#endif /* PVQ_UNFAIR_H */
+#endif /* PVQ_PVQSPINLOCK_UNFAIR_H */

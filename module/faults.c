@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pvq_locks.ko, TORTURE_FAULTS=y (a test build, made only from the make
+ * command line): faults injected into the lock paths on request.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+#include "glue.h"
+#include "lock_debug.h"
+
+/*
+ * Test builds only (make TORTURE_FAULTS=y): break the lock protocol on
+ * purpose, through the hooks in the lock paths (lock_debug.h), so that
+ * qspinlock_torture's stall watchdog must report a stall.  Its rescue,
+ * pvq_diag_kick_all(), disarms the fault and undoes the damage, so that
+ * the run can end and the library be unloaded; reloading it re-arms.
+ */
+enum pvq_fault_type {
+	PVQ_FAULT_NONE,
+	PVQ_FAULT_DROP_KICK,		/* a halted waiter is never kicked */
+	PVQ_FAULT_SKIP_HANDOFF,		/* the next MCS node never becomes head */
+	PVQ_NR_FAULTS
+};
+
+/* NULL: the locks this fault breaks are not in this build. */
+static const char *const pvq_fault_names[PVQ_NR_FAULTS] = {
+	[PVQ_FAULT_NONE] = "none",
+	PVQ_BUILT_ITEM(PARAVIRT_SPINLOCKS, [PVQ_FAULT_DROP_KICK] = "drop_kick")
+	PVQ_BUILT_ITEM(QUEUE_SPINLOCK, [PVQ_FAULT_SKIP_HANDOFF] = "skip_handoff")
+};
+
+/*
+ * How often: one fault stalls a lock for good, so these only set how soon
+ * a run hits the first one (well under a second at 2x overcommit on the
+ * strict backend, see Documentation/torture.rst).
+ */
+#define PVQ_FAULT_DROP_KICK_EVERY	16
+#define PVQ_FAULT_SKIP_HANDOFF_EVERY	16
+
+static char *inject_fault = "none";
+module_param(inject_fault, charp, 0444);
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; drop_kick (drop every 16th kick of a PV lock); skip_handoff (withhold every 16th MCS hand-over)");
+
+static int pvq_fault;			/* the armed fault; NONE once rescued */
+static atomic_t pvq_fault_chances;	/* kicks or hand-overs seen */
+static atomic_t pvq_fault_injected;	/* ... and broken */
+static int *pvq_fault_withheld;		/* ->locked of the withheld hand-over */
+
+/* Is @fault armed, and is this its turn? */
+static bool pvq_fault_due(int fault, int every)
+{
+	return READ_ONCE(pvq_fault) == fault &&
+	       !(atomic_inc_return_relaxed(&pvq_fault_chances) % every);
+}
+
+bool pvq_fault_drop_kick(void)
+{
+	if (!pvq_fault_due(PVQ_FAULT_DROP_KICK, PVQ_FAULT_DROP_KICK_EVERY))
+		return false;
+	atomic_inc(&pvq_fault_injected);
+	return true;
+}
+
+bool pvq_fault_skip_handoff(int *locked)
+{
+	if (!pvq_fault_due(PVQ_FAULT_SKIP_HANDOFF,
+			   PVQ_FAULT_SKIP_HANDOFF_EVERY))
+		return false;
+	/* One withheld hand-over at a time: the rescue has one slot. */
+	if (cmpxchg(&pvq_fault_withheld, NULL, locked))
+		return false;
+	/*
+	 * Full barrier (the cmpxchg): our slot entry is visible before we
+	 * look at the fault again; the rescue disarms before it empties the
+	 * slot.  So if it disarmed too early for us to see the entry, we see
+	 * the disarming and take the hand-over back, unless the rescue has
+	 * emptied the slot already: then it does the hand-over.
+	 */
+	if (READ_ONCE(pvq_fault) != PVQ_FAULT_SKIP_HANDOFF &&
+	    cmpxchg(&pvq_fault_withheld, locked, NULL) == locked)
+		return false;
+	atomic_inc(&pvq_fault_injected);
+	return true;
+}
+
+/* The stall watchdog's rescue: no more faults; hand over what was withheld. */
+void pvq_fault_rescue(void)
+{
+	int *locked;
+
+	if (!strcmp(inject_fault, "none"))
+		return;
+	WRITE_ONCE(pvq_fault, PVQ_FAULT_NONE);
+	/* Full barrier (xchg): disarmed before we look; see above. */
+	locked = xchg(&pvq_fault_withheld, NULL);
+	if (locked) {
+		/*
+		 * Release: the successor becomes queue head.  The owner that
+		 * withheld the hand-over set the locked byte before its slot
+		 * entry, which our xchg read, so the successor sees the lock
+		 * word as the normal hand-over would have shown it.
+		 */
+		smp_store_release(locked, 1);
+	}
+	pr_alert("inject_fault=%s: %d faults injected; disarmed%s\n",
+		 inject_fault, atomic_read(&pvq_fault_injected),
+		 locked ? ", withheld hand-over done" : "");
+}
+
+int pvq_fault_init(void)
+{
+	char valid[64] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < PVQ_NR_FAULTS; i++) {
+		if (!pvq_fault_names[i])
+			continue;
+		if (!strcmp(inject_fault, pvq_fault_names[i])) {
+			WRITE_ONCE(pvq_fault, i);
+			pr_alert("FAULT INJECTION BUILD: inject_fault=%s\n",
+				 inject_fault);
+			return 0;
+		}
+		len += scnprintf(valid + len, sizeof(valid) - len, " %s",
+				 pvq_fault_names[i]);
+	}
+	pr_err("unknown inject_fault '%s'; valid in this build:%s\n",
+	       inject_fault, valid);
+	return -EINVAL;
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pvq_locks.ko, PARAVIRT_SPINLOCKS=y: the PV layer's parameters.  The
+ * halt/kick backend is chosen once, at load; the spin threshold may be
+ * written at run time, so that one boot can compare several.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "glue.h"
+
+#define PVQ_SPIN_THRESHOLD_MAX	(1 << 30)
+
+static char *pv_backend = "auto";
+module_param(pv_backend, charp, 0444);
+MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, strict (ipi, but only a kick ends a wait), none");
+
+PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
+MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV waiter halts (1..2^30, default 32768)");
+
+int pvq_pv_params_init(void)
+{
+	int err = pvq_pv_select(pv_backend);
+
+	if (err == -EINVAL)
+		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi strict none\n",
+		       pv_backend);
+	else if (err == -ENODEV)
+		pr_err("pv_backend=%s unavailable: the hypervisor does not offer KVM PV unhalt\n",
+		       pv_backend);
+	if (err)
+		return err;
+	pr_info("pv backend %s (%s), spin_threshold %d\n", pvq_pv->name,
+		pvq_pv_reason, pvq_spin_threshold);
+	return 0;
+}
