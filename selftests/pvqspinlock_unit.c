@@ -169,19 +169,24 @@ static bool head_spins_another_round(struct pvq_qspinlock *lock)
 	return poll_until(READ_ONCE(lock->pending));
 }
 
+/* Both fixtures: a fresh lock, table, backend, threshold and counters. */
+#define PVQSPIN_SETUP(lock) do {					\
+	shim_register_cpu(UNIT_TEST_CPU);				\
+	ASSERT_EQ(0, pvq_hash_init());					\
+	ASSERT_EQ(0, pvq_pv_select("futex"));				\
+	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;			\
+	pvq_pv_qspin_init(lock);					\
+	pvq_lock_events_reset();					\
+	pvq_futex_reset();						\
+} while (0)
+
 FIXTURE(pvqspin) {
 	struct pvq_qspinlock lock;
 };
 
 FIXTURE_SETUP(pvqspin)
 {
-	shim_register_cpu(UNIT_TEST_CPU);
-	ASSERT_EQ(0, pvq_hash_init());
-	ASSERT_EQ(0, pvq_pv_select("futex"));
-	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
-	pvq_pv_qspin_init(&self->lock);
-	pvq_lock_events_reset();
-	pvq_futex_reset();
+	PVQSPIN_SETUP(&self->lock);
 }
 
 /*
@@ -1121,13 +1126,7 @@ FIXTURE_VARIANT_ADD(pvq_fifth, unfair) {
 
 FIXTURE_SETUP(pvq_fifth)
 {
-	shim_register_cpu(UNIT_TEST_CPU);
-	ASSERT_EQ(0, pvq_hash_init());
-	ASSERT_EQ(0, pvq_pv_select("futex"));
-	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
-	pvq_pv_qspin_init(&self->lock);
-	pvq_lock_events_reset();
-	pvq_futex_reset();
+	PVQSPIN_SETUP(&self->lock);
 }
 
 FIXTURE_TEARDOWN(pvq_fifth)
