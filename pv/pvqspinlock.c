@@ -36,6 +36,8 @@
 #define PVQ_PREV_CHECK_MASK	0xff
 /* How often an unfair queue head looks at the clock while it spins. */
 #define PVQ_CLOCK_CHECK_MASK	0xff
+/* How often a queued waiter that cannot halt calls pvq_pv_spinning(). */
+#define PVQ_SPINNING_MASK	0xff
 
 struct pvq_hash_entry {
 	struct pvq_qspinlock *lock;
@@ -211,7 +213,7 @@ void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev)
 	 */
 	if (!pvq_pv_can_wait()) {
 		for (loop = 0; !READ_ONCE(node->locked); loop++) {
-			if (!(loop & PVQ_PREV_CHECK_MASK))
+			if (!(loop & PVQ_SPINNING_MASK))
 				pvq_pv_spinning();	/* see pv_ops.h */
 			cpu_relax();
 		}

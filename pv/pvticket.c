@@ -106,8 +106,7 @@ static void pvq_ticket_halt(struct pvq_pvticketlock *lock, u16 want)
 		 * cannot be gone: the interrupted context holds a ticket.
 		 */
 		smp_mb__after_atomic();
-		if (pvq_pvticket_served(atomic_read(&outer_lock->tickets.val)) ==
-		    outer_want)
+		if (pvq_ticket_served(outer_lock, outer_want))
 			pvq_pv_kick(smp_processor_id());
 	} else {
 		cpumask_clear_cpu(smp_processor_id(),
