@@ -13,11 +13,17 @@
 # See README.md for the options.
 
 PVQ_ROOT := $(CURDIR)
-include scripts/config.mk
 
 # The Debian kernel this project targets, never the host's `uname -r`
-# (the host may run a kernel with no headers at all).
+# (the host may run a kernel with no headers at all).  Or a kernel that
+# make kernel built (KDIR=out/kernel/<name>/build).
 KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+
+# A kernel with our lock built in: its options rule (scripts/config.mk).
+ifneq ($(shell grep -sx CONFIG_PVQ_SPINLOCKS=y $(KDIR)/include/config/auto.conf),)
+include $(KDIR)/include/config/auto.conf
+endif
+include scripts/config.mk
 
 # Where make deps extracts the kselftest and checkpatch files.
 DEPS_DIR ?= $(CURDIR)/.deps
@@ -139,6 +145,24 @@ SOAK_ARGS = $(if $(MINUTES),--minutes '$(MINUTES)') \
 .PHONY: soak
 soak: deps-check
 	tools/soak --types "$(strip $(PVQ_TYPES))" $(SOAK_ARGS)
+
+# A guest kernel whose arch_spinlock_t is this tree's lock, as the fragment
+# CONFIG= selects (kernel/patches/ on linux-source-6.1; KERNEL_SPINLOCK=
+# upstream in configs/stock.config: the stock 6.1 lock), built and cached
+# under out/kernel/<fragment>/; the last line printed is its bzImage.
+# KERNEL_DEBUG=y: the DEBUG_SPINLOCK + PROVE_LOCKING kernel;
+# TORTURE_FAULTS=y: with the test-only fault injection.
+# See Documentation/kernel.rst.
+.PHONY: kernel test-kernels
+kernel: deps-check
+	@tools/build-kernel --config '$(CONFIG)' \
+		$(if $(filter y,$(KERNEL_DEBUG)),--debug) \
+		$(if $(filter y,$(TORTURE_FAULTS)),--faults)
+
+# The kernels make test does not build (base, native, pv, stock): each is
+# built and boots to a shell that runs locktorture.
+test-kernels: deps-check
+	selftests/vm/kernel_tests.sh --all-kernels
 
 .PHONY: bench fastpath-bench test-bench bench-clean
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pvq_locks.ko: the lock library as a module.
+ * pvq_locks.ko: the lock library as a module, or built into a kernel whose
+ * arch_spinlock_t it is (CONFIG_PVQ_SPINLOCKS, kernel/patches/: then the
+ * same files build in, and the parameters are boot parameters
+ * pvq_locks.<name>=).
  *
  * The algorithms (qspinlock/, pv/) know nothing about modules; the glue in
  * this folder does, one file per concern, each built only with its option
@@ -41,6 +44,12 @@ int pvq_param_set_range(const char *val, const struct kernel_param *kp,
 	return err;
 }
 
+#ifdef MODULE
+static const char pvq_built_as[] = "loaded";
+#else
+static const char pvq_built_as[] = "built in as the kernel's arch_spinlock_t";
+#endif
+
 static const char pvq_build_options[] =
 	PVQ_IF_BUILT(QUEUE_SPINLOCK, " QUEUE_SPINLOCK")
 	PVQ_IF_BUILT(PARAVIRT_SPINLOCKS, " PARAVIRT_SPINLOCKS")
@@ -49,11 +58,29 @@ static const char pvq_build_options[] =
 	PVQ_IF_BUILT(LOCK_DEBUG, " LOCK_DEBUG")
 	"";
 
+/*
+ * Built into the kernel (CONFIG_PVQ_SPINLOCKS, kernel/patches/), the lock
+ * is the kernel's own arch_spinlock_t and cannot refuse to load: a bad
+ * pv_backend= falls back to auto, and no hash table is a panic.
+ */
+#ifdef MODULE
+#define pvq_builtin_fallback(err)	(err)
+#else
+static int __init pvq_builtin_fallback(int err)
+{
+	if (err && pvq_pv_select("auto") == 0) {
+		pr_err("built in: pv_backend falls back to auto\n");
+		return 0;
+	}
+	return err;
+}
+#endif
+
 static int __init pvq_locks_init(void)
 {
 	int err;
 
-	pr_info("loaded, options:%s\n",
+	pr_info("%s, options:%s\n", pvq_built_as,
 		pvq_build_options[0] ? pvq_build_options : " (baselines only)");
 	if (PVQ_BUILT(TORTURE_FAULTS)) {
 		err = pvq_fault_init();
@@ -61,7 +88,7 @@ static int __init pvq_locks_init(void)
 			return err;
 	}
 	if (PVQ_BUILT(PARAVIRT_SPINLOCKS)) {
-		err = pvq_pv_params_init();
+		err = pvq_builtin_fallback(pvq_pv_params_init());
 		if (err)
 			return err;
 	}
@@ -70,6 +97,12 @@ static int __init pvq_locks_init(void)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/* The counters in debugfs: only once debugfs exists (fs_initcall). */
+static int __init pvq_locks_debugfs_init(void)
+{
 	if (PVQ_BUILT(LOCK_STATS))
 		pvq_debugfs_init();
 	return 0;
@@ -85,7 +118,34 @@ static void __exit pvq_locks_exit(void)
 		pvq_pv_exit();
 }
 
-module_init(pvq_locks_init);
+#ifdef MODULE
+static int __init pvq_locks_module_init(void)
+{
+	int err = pvq_locks_init();
+
+	if (!err)
+		pvq_locks_debugfs_init();
+	return err;
+}
+
+module_init(pvq_locks_module_init);
+#else
+/*
+ * Built in: the backend is chosen and the hash table allocated before
+ * smp_init() starts the CPUs that can contend (the slow paths cannot run
+ * before that), and the boot parameters pvq_locks.<name>= are parsed by
+ * then.
+ */
+static int __init pvq_locks_builtin_init(void)
+{
+	if (pvq_locks_init())
+		panic("pvq_locks: the kernel's spinlock cannot work");
+	return 0;
+}
+
+early_initcall(pvq_locks_builtin_init);
+fs_initcall(pvq_locks_debugfs_init);
+#endif
 module_exit(pvq_locks_exit);
 
 MODULE_LICENSE("GPL");

@@ -14,7 +14,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 
-#include "qspinlock.h"
+#include "../qspinlock/qspinlock.h"
 
 #define PVQ_SLOW_VAL		(3U << PVQ_LOCKED_OFFSET)
 

@@ -18,15 +18,8 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
-#include "ticket.h"
-
-#define PVQ_PVTICKET_INC	2
-#define PVQ_PVTICKET_SLOW_FLAG	1	/* in the head */
-
-/* Same word as the ticket lock: head in the low half, tail in the high. */
-struct pvq_pvticketlock {
-	struct pvq_ticketlock tickets;
-};
+#include "../qspinlock/ticket.h"
+#include "pvticket_types.h"
 
 void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want);
 void pvq_pvticket_unlock_slowpath(struct pvq_pvticketlock *lock, u16 head);

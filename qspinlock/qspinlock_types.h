@@ -16,8 +16,12 @@
 #ifndef PVQ_QSPINLOCK_TYPES_H
 #define PVQ_QSPINLOCK_TYPES_H
 
+/*
+ * atomic_t and ATOMIC_INIT() come from <linux/types.h>: this header is
+ * included where the kernel's spinlock_t is defined, before <linux/atomic.h>
+ * can be.
+ */
 #include <linux/types.h>
-#include <linux/atomic.h>
 #include <asm/byteorder.h>
 
 #if !defined(__LITTLE_ENDIAN) && !defined(__BIG_ENDIAN)

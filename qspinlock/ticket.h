@@ -15,35 +15,8 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/types.h>
-#include <asm/byteorder.h>
-
+#include "ticket_types.h"
 #include "lock_debug.h"
-
-#if !defined(__LITTLE_ENDIAN) && !defined(__BIG_ENDIAN)
-#error "byte order unknown: the lock-word layout depends on it"
-#endif
-
-struct pvq_ticketlock {
-	union {
-		atomic_t val;
-#ifdef __LITTLE_ENDIAN
-		struct {
-			u16 head;	/* ticket now being served */
-			u16 tail;	/* next ticket to hand out */
-		};
-#else
-		struct {
-			u16 tail;
-			u16 head;
-		};
-#endif
-	};
-};
-
-#define PVQ_TICKETLOCK_UNLOCKED	{ .val = ATOMIC_INIT(0) }
-
-#define PVQ_TICKET_TAIL_SHIFT	16
-#define PVQ_TICKET_ONE		(1U << PVQ_TICKET_TAIL_SHIFT)
 
 static __always_inline u16 pvq_ticket_head(u32 val)
 {

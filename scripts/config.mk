@@ -23,6 +23,31 @@ include $(PVQ_FRAGMENT)
 PVQ_OPTIONS := QUEUE_SPINLOCK PARAVIRT_SPINLOCKS PARAVIRT_UNFAIR_LOCKS \
 	       LOCK_STATS LOCK_DEBUG
 
+# A kernel that tools/build-kernel built with CONFIG_PVQ_SPINLOCKS=y has
+# the lock library built in, as its arch_spinlock_t: a module built
+# against it takes the kernel's options (whatever the fragment says),
+# links to the kernel's slow paths, and pvq_locks.ko is not built.
+# Kbuild sees CONFIG_PVQ_SPINLOCKS in the kernel's auto.conf; the
+# top-level Makefile includes that file for such a kernel.
+ifeq ($(CONFIG_PVQ_SPINLOCKS),y)
+PVQ_BUILTIN := y
+override QUEUE_SPINLOCK := $(if $(CONFIG_QUEUE_SPINLOCK),y,n)
+override PARAVIRT_SPINLOCKS := $(if $(CONFIG_PARAVIRT_SPINLOCKS),y,n)
+override PARAVIRT_UNFAIR_LOCKS := $(if $(CONFIG_PARAVIRT_UNFAIR_LOCKS),y,n)
+override LOCK_STATS := $(if $(CONFIG_PVQ_LOCK_STATS),y,n)
+override LOCK_DEBUG := $(if $(CONFIG_PVQ_LOCK_DEBUG),y,n)
+override TORTURE_FAULTS := $(if $(CONFIG_PVQ_TORTURE_FAULTS),y,n)
+else
+PVQ_BUILTIN := n
+endif
+
+# Kernel builds only (tools/build-kernel): pvq makes this tree's lock the
+# kernel's arch_spinlock_t; upstream keeps 6.1's own (the "stock" kernel).
+KERNEL_SPINLOCK ?= pvq
+ifeq ($(filter pvq upstream,$(KERNEL_SPINLOCK)),)
+$(error KERNEL_SPINLOCK=$(KERNEL_SPINLOCK): must be pvq or upstream)
+endif
+
 $(foreach o,$(PVQ_OPTIONS),$(eval $(o) ?= n))
 $(foreach o,$(PVQ_OPTIONS),$(if $(filter-out y n,$($(o))),\
 	$(error $(o)=$($(o)): must be y or n)))
@@ -36,7 +61,7 @@ endif
 # Test-only fault injection in the torture module: accepted from the make
 # command line alone, so that no fragment (and no default build) can carry it.
 TORTURE_FAULTS ?= n
-ifeq ($(TORTURE_FAULTS),y)
+ifeq ($(TORTURE_FAULTS)$(PVQ_BUILTIN),yn)
 ifneq ($(origin TORTURE_FAULTS),command line)
 $(error TORTURE_FAULTS=y is test-only: set it on the make command line, never in a fragment)
 endif

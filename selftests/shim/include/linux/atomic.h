@@ -16,8 +16,6 @@
 
 #include "../../shim.h"
 
-#define ATOMIC_INIT(i)	{ (i) }
-
 /*
  * Every lock, trylock and init of every lock type starts with an atomic_t
  * operation: checking here makes lock code on a thread that is not a CPU

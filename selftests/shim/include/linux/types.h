@@ -20,6 +20,8 @@ typedef struct {
 	int counter;
 } atomic_t;
 
+#define ATOMIC_INIT(i)	{ (i) }
+
 /*
  * The kernel defines exactly one of __LITTLE_ENDIAN and __BIG_ENDIAN, and
  * the lock words pick their layout with #ifdef __LITTLE_ENDIAN.  glibc's

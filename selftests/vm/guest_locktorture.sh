@@ -1,0 +1,55 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# guest_locktorture.sh - a vmrun guest script (busybox sh): the upstream
+# locktorture, one torture_type after the other, on the guest kernel's own
+# locks.  Run by kernel_tests.sh through tools/vmrun --guest-script.
+#
+#   LT_TYPES    torture types, e.g. "spin_lock spin_lock_irq rw_lock"
+#   LT_SECS     seconds each type runs before rmmod prints its result
+#   LT_PARAMS   more locktorture parameters (optional)
+#
+# Each type's output lies between the console lines
+# "locktorture-run: start TYPE" and "locktorture-run: done TYPE status N".
+# With CONFIG_PVQ_LOCK_STATS the kernel's lock event counters are reset
+# before each type and printed after it as "pvq-events: TYPE NAME VALUE".
+
+events=/sys/kernel/debug/pvq_locks/lock_events
+
+mark() {
+	echo "<5>locktorture-run: $*" >/dev/kmsg
+}
+
+print_events() {
+	[ -f $events ] || return 0
+	while read -r name value; do
+		echo "<5>pvq-events: $1 $name $value" >/dev/kmsg
+	done <$events
+}
+
+# The boot ran "quiet": show what the lock library said at boot.
+dmesg | grep 'pvq_locks:' | while read -r line; do
+	echo "<5>boot-log: ${line#*] }" >/dev/kmsg
+done
+
+insmod /modules/torture.ko || exit 1
+status=0
+for t in $LT_TYPES; do
+	mark "start $t"
+	[ -f $events ] && echo reset >$events
+	# shellcheck disable=SC2086 # one parameter per word
+	insmod /modules/locktorture.ko torture_type="$t" stat_interval=0 \
+		$LT_PARAMS
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		sleep "$LT_SECS"
+		rmmod locktorture
+		rc=$?
+	fi
+	print_events "$t"
+	mark "done $t status $rc"
+	[ $rc -eq 0 ] || status=1
+done
+rmmod torture
+exit $status

@@ -1,0 +1,273 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel_tests.sh - the lock as the guest kernel's own arch_spinlock_t
+# (kernel/patches/, make kernel): build the kernels, boot them overcommitted
+# and run the upstream locktorture and our torture module on them.
+#
+#   1. The test kernel (--config, default configs/all.config: the unfair
+#      lock, so every path, with LOCK_STATS; built with the test-only fault
+#      injection, dormant unless pvq_locks.inject_fault= is given) is built.
+#   2. At each overcommit level (2x and 4x: 2 and 4 vCPUs per host CPU):
+#      upstream locktorture spin_lock, spin_lock_irq and rw_lock (rwlock_t
+#      is qrwlock, whose wait_lock is our lock) each end in SUCCESS with no
+#      "???" or "!!!" on their Writes/Reads lines; our torture module's
+#      spin_lock type (the kernel's lock) with irq_mode=mixed ends in
+#      SUCCESS; no kernel warning, lockup or stall anywhere.
+#   3. At 2x the kernel's lock event counters (debugfs) show halts and
+#      kicks during locktorture spin_lock: the PV path ran in the kernel.
+#   4. A broken lock is caught: the same kernel booted with
+#      pvq_locks.inject_fault=skip_handoff (and drop_kick on the strict
+#      backend) must stall, and the stall detectors must say so.
+#   5. The debug kernel (--debug: DEBUG_SPINLOCK + PROVE_LOCKING) runs
+#      locktorture spin_lock and rw_lock with lockdep on and no splat.
+#   6. With --all-kernels: base, native, pv and stock build and boot to a
+#      shell (make test-kernels).
+#
+# Prints TAP; exit status 0 when every test passed.
+
+set -uo pipefail
+
+readonly PROG=kernel_tests.sh
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+readonly ROOT
+# shellcheck source=tools/lib/functions.sh
+. "$ROOT/tools/lib/functions.sh"
+readonly VMRUN=$ROOT/tools/vmrun
+readonly BUILD=$ROOT/tools/build-kernel
+readonly GUEST=$ROOT/selftests/vm/guest_locktorture.sh
+
+CONFIG=configs/all.config
+SECS=8
+LEVELS="2 4"
+OUTDIR=$ROOT/out/kernel-tests
+DEBUG=1
+FAULTS=1
+ALL_KERNELS=0
+HOST_CPUS=$(nproc)
+
+usage() {
+	cat <<EOF
+usage: $PROG [--config FRAGMENT] [--secs N] [--levels "2 4"] [--no-debug]
+	[--no-faults] [--all-kernels] [--outdir DIR]
+  --config F      the test kernel's fragment (default: $CONFIG)
+  --secs N        seconds per torture type (default: $SECS)
+  --levels L      overcommit levels, vCPUs per host CPU (default: "$LEVELS")
+  --no-debug      skip the DEBUG_SPINLOCK + PROVE_LOCKING kernel
+  --no-faults     skip the broken-lock runs
+  --all-kernels   also build base, native, pv and stock and boot each
+  --outdir DIR    consoles and logs (default: out/kernel-tests)
+EOF
+}
+
+parse_args() {
+	local l
+	while (($#)); do
+		case $1 in
+		-h | --help) usage; exit 0 ;;
+		--no-debug) DEBUG=0 ;;
+		--no-faults) FAULTS=0 ;;
+		--all-kernels) ALL_KERNELS=1 ;;
+		--config | --secs | --levels | --outdir)
+			(($# > 1)) || usage_error "$1 needs a value"
+			case $1 in
+			--config) CONFIG=$2 ;;
+			--secs) need_int "$1" "$2" 1 3600; SECS=$2 ;;
+			--levels)
+				for l in $2; do need_int --levels "$l" 1 8; done
+				LEVELS=$2
+				;;
+			--outdir) OUTDIR=$2 ;;
+			esac
+			shift
+			;;
+		*) usage_error "unknown option '$1'" ;;
+		esac
+		shift
+	done
+}
+
+# build NAME ARGS...: make kernel; sets IMAGE; one TAP line.
+build() {
+	local name=$1 log start=$SECONDS
+	shift
+	log=$OUTDIR/build-$name.log
+	IMAGE=""
+	if "$BUILD" "$@" >"$log" 2>&1; then
+		IMAGE=$(tail -n 1 "$log")
+		ok "make kernel $name ($((SECONDS - start)) s)"
+	else
+		not_ok "make kernel $name" "see $log: $(tail -n 3 "$log" | tr '\n' ' ')"
+	fi
+}
+
+# The section of a console between two locktorture-run markers.
+lt_section() {
+	console_text "$1" | sed -n "/locktorture-run: start $2\$/,/locktorture-run: done $2 /p"
+}
+
+# vm NAME ARGS...: one tools/vmrun; sets CONSOLE and VM_RC.
+vm() {
+	local name=$1 dir
+	shift
+	dir=$OUTDIR/$name
+	mkdir -p "$dir"
+	CONSOLE=$dir/console.log
+	"$VMRUN" --quiet --outdir "$dir" --console "$CONSOLE" \
+		--host-cpus "0-$((HOST_CPUS - 1))" "$@" >"$dir/vmrun.log" 2>&1
+	VM_RC=$?
+	diag "$name: vmrun exit $VM_RC, console $CONSOLE"
+}
+
+# check_locktorture LABEL TYPE: SUCCESS, and no ???/!!! on its stats lines.
+check_locktorture() {
+	local label=$1 t=$2 sec stats
+	sec=$(lt_section "$CONSOLE" "$t")
+	stats=$(grep -aE '(Writes|Reads ):  Total:' <<<"$sec")
+	while IFS= read -r line; do
+		[[ -n $line ]] && diag "$label $t: ${line#*] }"
+	done <<<"$stats"
+	if ! grep -aq 'End of test: SUCCESS' <<<"$sec"; then
+		not_ok "$label: upstream locktorture $t ends in SUCCESS" \
+			"$(grep -aE 'End of test|status' <<<"$sec" | tail -n 2 | tr '\n' ' ')"
+	elif [[ -z $stats ]]; then
+		not_ok "$label: upstream locktorture $t ends in SUCCESS" "no statistics line"
+	elif grep -aqE '\?\?\?|!!!' <<<"$stats"; then
+		not_ok "$label: upstream locktorture $t ends in SUCCESS" "imbalance (???) or failure (!!!)"
+	else
+		ok "$label: upstream locktorture $t ends in SUCCESS, no ??? or !!!"
+	fi
+}
+
+# The kernel's counter NAME after locktorture TYPE (0 if absent).
+event() {
+	console_text "$CONSOLE" | awk -v t="$1" -v n="$2" '
+		$1 == "pvq-events:" && $2 == t && $3 == n { v = $4 }
+		END { print v + 0 }'
+}
+
+test_levels() {
+	local level vcpus label halts kicks types="spin_lock spin_lock_irq rw_lock" t
+	for level in $LEVELS; do
+		vcpus=$((level * HOST_CPUS))
+		label="${level}x ($vcpus vCPUs)"
+		vm "level-${level}x" --kernel "$IMAGE" --vcpus "$vcpus" \
+			--timeout $((240 + 6 * SECS * level)) \
+			--run "torture_type=spin_lock irq_mode=mixed runtime_secs=$SECS" \
+			--guest-script "$GUEST" --guest-env "LT_TYPES=$types" \
+			--guest-env "LT_SECS=$SECS"
+		if grep -aq "built in as the kernel's arch_spinlock_t" "$CONSOLE"; then
+			ok "$label: the kernel's spinlock is ours ($(console_text "$CONSOLE" | grep -a -m 1 'pvq_locks: pv backend' || echo 'no pv backend line'))"
+		else
+			not_ok "$label: the kernel's spinlock is ours" "no 'built in' line from pvq_locks"
+		fi
+		for t in $types; do
+			check_locktorture "$label" "$t"
+		done
+		if console_text "$CONSOLE" | grep -aq 'qspinlock_torture.*End of test: SUCCESS'; then
+			ok "$label: our torture spin_lock (the kernel's lock), irq_mode=mixed, SUCCESS"
+		else
+			not_ok "$label: our torture spin_lock (the kernel's lock), irq_mode=mixed, SUCCESS"
+		fi
+		if ((VM_RC == 0)); then
+			ok "$label: no kernel warning, lockup or stall (vmrun passed)"
+		else
+			not_ok "$label: no kernel warning, lockup or stall" \
+				"$(grep -a '^reason=' "$OUTDIR/level-${level}x/result" | head -n 3 | tr '\n' ' ')"
+		fi
+		if ((level == 2)) && grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
+			halts=$(($(event spin_lock wait_node) + $(event spin_lock wait_head)))
+			kicks=$(($(event spin_lock kick_unlock) + $(event spin_lock kick_wake)))
+			diag "$label: during locktorture spin_lock: $halts halts, $kicks kicks"
+			if ((halts > 0 && kicks > 0)); then
+				ok "$label: the kernel's PV path ran: $halts halts, $kicks kicks"
+			else
+				not_ok "$label: the kernel's PV path ran" "$halts halts, $kicks kicks"
+			fi
+		fi
+	done
+}
+
+# A broken lock must be caught: boot with the fault armed, run locktorture.
+test_fault() {
+	local fault=$1 params=$2 name="fault-$1" evidence
+	# A stall panics the guest (QEMU exits), so the run ends early.
+	vm "$name" --kernel "$IMAGE" --vcpus $((2 * HOST_CPUS)) \
+		--timeout 300 --boot-timeout 0 --boot-retries 0 \
+		--lib-params "inject_fault=$fault $params" \
+		--append "rcupdate.rcu_cpu_stall_timeout=10 sysctl.kernel.panic_on_rcu_stall=1 softlockup_panic=1" \
+		--guest-script "$GUEST" --guest-env "LT_TYPES=spin_lock" \
+		--guest-env "LT_SECS=60"
+	evidence=$(console_text "$CONSOLE" | grep -aE -m 1 'self-detected stall|detected stalls|soft lockup|hard LOCKUP|End of test: FAILURE')
+	if ! grep -aq "FAULT INJECTION BUILD: inject_fault=$fault" "$CONSOLE"; then
+		not_ok "inject_fault=$fault is caught" "the fault was never armed"
+	elif ((VM_RC != 0)) && [[ -n $evidence ]]; then
+		ok "inject_fault=$fault is caught: vmrun exit $VM_RC, '${evidence:0:80}'"
+	else
+		not_ok "inject_fault=$fault is caught" "vmrun exit $VM_RC, no stall or FAILURE reported"
+	fi
+}
+
+test_debug() {
+	local label="debug kernel (DEBUG_SPINLOCK, PROVE_LOCKING)" t
+	build "$(basename "$CONFIG" .config)+debug" --config "$CONFIG" --debug
+	[[ -n $IMAGE ]] || return
+	vm debug --kernel "$IMAGE" --vcpus $((2 * HOST_CPUS)) --timeout 600 \
+		--guest-script "$GUEST" --guest-env "LT_TYPES=spin_lock rw_lock" \
+		--guest-env "LT_SECS=$SECS"
+	if grep -aq 'Lock dependency validator' "$CONSOLE" &&
+		! grep -aqE 'lockdep is turned off|turning off the locking correctness validator' "$CONSOLE"; then
+		ok "$label: lockdep is on and stays on"
+	else
+		not_ok "$label: lockdep is on and stays on"
+	fi
+	for t in spin_lock rw_lock; do
+		check_locktorture "$label" "$t"
+	done
+	if ((VM_RC == 0)); then
+		ok "$label: no lockdep splat, warning or stall (vmrun passed)"
+	else
+		not_ok "$label: no lockdep splat, warning or stall" \
+			"$(grep -a '^reason=' "$OUTDIR/debug/result" | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
+test_all_kernels() {
+	local k
+	for k in base native pv stock; do
+		build "$k" --config "configs/$k.config"
+		[[ -n $IMAGE ]] || continue
+		vm "boot-$k" --kernel "$IMAGE" --vcpus $((2 * HOST_CPUS)) \
+			--timeout 300 --guest-script "$GUEST" \
+			--guest-env "LT_TYPES=spin_lock" --guest-env "LT_SECS=$SECS"
+		if ((VM_RC == 0)); then
+			ok "kernel $k boots to a shell and runs locktorture spin_lock ($(lt_section "$CONSOLE" spin_lock | grep -a -m 1 -o 'Writes:.*' | tr -s ' '))"
+		else
+			not_ok "kernel $k boots to a shell and runs locktorture spin_lock" \
+				"$(grep -a '^reason=' "$OUTDIR/boot-$k/result" | head -n 2 | tr '\n' ' ')"
+		fi
+	done
+}
+
+main() {
+	parse_args "$@"
+	mkdir -p "$OUTDIR"
+	tap_start
+	if ((ALL_KERNELS)); then
+		test_all_kernels
+		tap_end
+		return
+	fi
+	build "$(basename "$CONFIG" .config)+faults" --config "$CONFIG" --faults
+	if [[ -n $IMAGE ]]; then
+		test_levels
+		if ((FAULTS)); then
+			test_fault skip_handoff ""
+			test_fault drop_kick "pv_backend=strict spin_threshold=64"
+		fi
+	fi
+	((DEBUG)) && test_debug
+	tap_end
+}
+
+main "$@"
