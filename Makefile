@@ -160,7 +160,8 @@ kernel: deps-check
 		$(if $(filter y,$(TORTURE_FAULTS)),--faults)
 
 # The kernels make test does not build (base, native, pv, stock): each is
-# built and boots to a shell that runs locktorture.
+# built and boots to a shell that runs locktorture; and the debug kernel
+# (DEBUG_SPINLOCK, PROVE_LOCKING) runs locktorture with lockdep silent.
 test-kernels: deps-check
 	selftests/vm/kernel_tests.sh --all-kernels
 

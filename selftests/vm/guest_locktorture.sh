@@ -28,8 +28,8 @@ print_events() {
 	done <$events
 }
 
-# The boot ran "quiet": show what the lock library said at boot.
-dmesg | grep 'pvq_locks:' | while read -r line; do
+# The boot ran "quiet": show what the lock library and lockdep said.
+dmesg | grep -E 'pvq_locks:|Lock dependency validator' | while read -r line; do
 	echo "<5>boot-log: ${line#*] }" >/dev/kmsg
 done
 
@@ -52,4 +52,8 @@ for t in $LT_TYPES; do
 	[ $rc -eq 0 ] || status=1
 done
 rmmod torture
+# A lockdep kernel: is lockdep still on (no splat turned it off)?
+if [ -f /proc/lockdep_stats ]; then
+	echo "<5>lockdep-state: $(grep debug_locks /proc/lockdep_stats)" >/dev/kmsg
+fi
 exit $status
