@@ -32,8 +32,13 @@ static void spin_torture_unlock(union torture_lock *l)
 
 static u32 spin_torture_word(union torture_lock *l)
 {
-	/* x86: spinlock_t wraps the kernel's own 32-bit queued lock word. */
-	return atomic_read(&l->spin.rlock.raw_lock.val);
+	/*
+	 * x86: spinlock_t wraps the kernel's own 32-bit lock word: upstream's
+	 * queued spinlock, or in a make-kernel kernel whichever of our locks
+	 * it was built with (a ticket lock's word has no .val of its own).
+	 */
+	BUILD_BUG_ON(sizeof(arch_spinlock_t) != sizeof(u32));
+	return READ_ONCE(*(u32 *)&l->spin.rlock.raw_lock);
 }
 
 /*
