@@ -120,17 +120,22 @@ lt_section() {
 	console_text "$1" | sed -n "/locktorture-run: start $2\$/,/locktorture-run: done $2 /p"
 }
 
-# vm NAME ARGS...: one tools/vmrun; sets CONSOLE and VM_RC.
+# vm NAME ARGS...: one tools/vmrun; sets VM_DIR, CONSOLE and VM_RC.
 vm() {
-	local name=$1 dir
+	local name=$1
 	shift
-	dir=$OUTDIR/$name
-	mkdir -p "$dir"
-	CONSOLE=$dir/console.log
-	"$VMRUN" --quiet --outdir "$dir" --console "$CONSOLE" \
-		--host-cpus "0-$((HOST_CPUS - 1))" "$@" >"$dir/vmrun.log" 2>&1
+	VM_DIR=$OUTDIR/$name
+	mkdir -p "$VM_DIR"
+	CONSOLE=$VM_DIR/console.log
+	"$VMRUN" --quiet --outdir "$VM_DIR" --console "$CONSOLE" \
+		--host-cpus "0-$((HOST_CPUS - 1))" "$@" >"$VM_DIR/vmrun.log" 2>&1
 	VM_RC=$?
 	diag "$name: vmrun exit $VM_RC, console $CONSOLE"
+}
+
+# The first N reasons vmrun gave for failing the last vm, on one line.
+vm_reasons() {
+	grep -a '^reason=' "$VM_DIR/result" | head -n "$1" | tr '\n' ' '
 }
 
 # check_locktorture LABEL TYPE: SUCCESS, and no ???/!!! on its stats lines.
@@ -189,7 +194,7 @@ test_levels() {
 			ok "$label: no kernel warning, lockup or stall (vmrun passed)"
 		else
 			not_ok "$label: no kernel warning, lockup or stall" \
-				"$(grep -a '^reason=' "$OUTDIR/level-${level}x/result" | head -n 3 | tr '\n' ' ')"
+				"$(vm_reasons 3)"
 		fi
 		if ((level == 2)) && grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
 			halts=$(($(event spin_lock wait_node) + $(event spin_lock wait_head)))
@@ -245,7 +250,7 @@ test_debug() {
 		ok "$label: no lockdep splat, warning or stall (vmrun passed)"
 	else
 		not_ok "$label: no lockdep splat, warning or stall" \
-			"$(grep -a '^reason=' "$OUTDIR/debug/result" | head -n 3 | tr '\n' ' ')"
+			"$(vm_reasons 3)"
 	fi
 }
 
@@ -261,7 +266,7 @@ test_all_kernels() {
 			ok "kernel $k boots to a shell and runs locktorture spin_lock ($(lt_section "$CONSOLE" spin_lock | grep -a -m 1 -o 'Writes:.*' | tr -s ' '))"
 		else
 			not_ok "kernel $k boots to a shell and runs locktorture spin_lock" \
-				"$(grep -a '^reason=' "$OUTDIR/boot-$k/result" | head -n 2 | tr '\n' ' ')"
+				"$(vm_reasons 2)"
 		fi
 	done
 }
