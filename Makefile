@@ -6,6 +6,7 @@
 #   make check      W=1 + sparse build and checkpatch; fails on any warning
 #   make test       everything (builds, check, userspace tests, VM tests)
 #   make bench      the benchmark: every type, 0.5x-4x overcommit, report
+#   make kbench     real workloads on the built kernels (seed 003's table)
 #   make run        torture every built type side by side at 2x overcommit
 #   make deps       install what is missing (apt-get) and extract the
 #                   kselftest/checkpatch files from linux-source-6.1
@@ -64,7 +65,8 @@ checkpatch: deps-source
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	selftests/ksft_runner.sh $(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
-	tools/lib/functions.sh tools/lib/guest-init.sh
+	tools/lib/functions.sh tools/lib/guest-init.sh tools/lib/bench-common.sh \
+	tools/lib/kbench-guest.sh
 
 shellcheck: deps-check
 	shellcheck $(SHELL_SCRIPTS)
@@ -174,6 +176,35 @@ bench: deps-check
 	$(MAKE) -C bench
 	BENCH_MAKE_COMMAND="$(strip make bench $(MAKEOVERRIDES))" \
 		tools/bench --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS)
+
+# Real workloads (dbench, hackbench, perf bench futex, stress-ng malloc,
+# locktorture) on the kernels make kernel builds, K guests at once per
+# overcommit level, with a report in seed 003's form
+# (results/<date>-kbench/report.md); see Documentation/kbench.rst.
+#   KERNELS="base unfair native pv stock" LEVELS="1 2" RUNS=3 SECS=4
+#   WORKLOADS="dbench hackbench futex memory locktorture" COUNTERS=all
+#   HOGS=0 NEIGHBOUR=1 SINGLE=1 TAG=kbench
+KBENCH_ARGS = $(if $(KERNELS),--kernels '$(KERNELS)') \
+	      $(if $(LEVELS),--levels '$(LEVELS)') \
+	      $(if $(RUNS),--runs '$(RUNS)') \
+	      $(if $(SECS),--secs '$(SECS)') \
+	      $(if $(WORKLOADS),--workloads '$(WORKLOADS)') \
+	      $(if $(COUNTERS),--counters '$(COUNTERS)') \
+	      $(if $(HOGS),--hogs '$(HOGS)') \
+	      $(if $(filter 1 y,$(NEIGHBOUR)),--neighbour) \
+	      $(if $(filter 1 y,$(SINGLE)),--single) \
+	      $(if $(TAG),--tag '$(TAG)')
+
+.PHONY: kbench test-kbench
+kbench: deps-check
+	@# Bad options fail here, before any kernel is built.
+	@tools/kbench --dry-run $(KBENCH_ARGS) >/dev/null
+	KBENCH_MAKE_COMMAND="$(strip make kbench $(MAKEOVERRIDES))" \
+		tools/kbench $(KBENCH_ARGS)
+
+# make kbench's own tests: parsers and report on fixed input (no VM).
+test-kbench:
+	tools/test-kbench
 
 # The uncontended fast-path microbenchmark alone (userspace, seconds).
 fastpath-bench:

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Markdown tables from the benchmark's per-run CSV (tools/bench writes it,
-# see Documentation/bench.rst).  Needs tools/lib/stats.awk loaded first.
+# see Documentation/bench.rst).  Needs tools/lib/stats.awk and
+# tools/lib/format.awk loaded first.
 #
-#   awk -f stats.awk -f report.awk -v mode=report  [-v baseline=T] runs.csv
-#   awk -f stats.awk -f report.awk -v mode=compare a.csv b.csv
-#   awk -f stats.awk -f report.awk -v mode=plot    runs.csv
+#   awk -f stats.awk -f format.awk -f report.awk -v mode=report  [-v baseline=T] runs.csv
+#   awk -f stats.awk -f format.awk -f report.awk -v mode=compare a.csv b.csv
+#   awk -f stats.awk -f format.awk -f report.awk -v mode=plot    runs.csv
 #
 # mode=report: one table per metric, rows = overcommit levels, columns =
 # lock types, cells = mean (stdev) and the signed %-change against the
@@ -159,32 +160,6 @@ function sample(s, m, l, t,    n, rr, i, v, out, x, y) {
 	return out
 }
 
-# Three significant figures and an SI suffix: 1.23M, 45.6k, 789, 0.0123.
-function fmt_si(x,    a, s) {
-	a = x < 0 ? -x : x
-	s = ""
-	if (a >= 1e9) {
-		x /= 1e9
-		s = "G"
-	} else if (a >= 1e6) {
-		x /= 1e6
-		s = "M"
-	} else if (a >= 1e3) {
-		x /= 1e3
-		s = "k"
-	}
-	a = x < 0 ? -x : x
-	if (a == 0)
-		return "0"
-	if (a >= 99.95)
-		return sprintf("%.0f%s", x, s)
-	if (a >= 9.995)
-		return sprintf("%.1f%s", x, s)
-	if (a >= 0.9995 || s != "")
-		return sprintf("%.2f%s", x, s)
-	return sprintf("%.3g", x)
-}
-
 function fmt_ns(x,    a) {
 	a = x < 0 ? -x : x
 	if (a >= 1e9)
@@ -210,17 +185,8 @@ function mean_sd(m, smp) {
 	return fmt(m, st_mean(smp)) " (" fmt(m, st_sd(smp)) ")"
 }
 
-# Signed so that positive is better.
-function pct(m, ref, x,    p) {
-	if (ref == 0)
-		return ""
-	p = (mhigher[m] ? x - ref : ref - x) / ref * 100
-	return sprintf(p >= 1000 || p <= -1000 ? "%+.0f%%" : "%+.1f%%", p)
-}
-
-function verdict(a, b,    v) {
-	v = st_test(a, b)
-	return v < 0 ? "n/a" : v ? "*" : "neutral"
+function pct(m, ref, x) {
+	return fmt_pct(ref, x, mhigher[m])
 }
 
 # " [1/3 failed]", or "" when every run of the cell succeeded.

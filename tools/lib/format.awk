@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Number formats and verdicts shared by the benchmark reports
+# (report.awk for make bench, kbench-report.awk for make kbench).  Needs
+# stats.awk loaded first.
+#
+#   fmt_si(x)                 three significant figures, SI suffix
+#   fmt_pct(ref, x, higher)   signed %-change of x against ref, positive =
+#                             better (higher: 1 when higher is better)
+#   verdict(a, b)             "*" when samples a and b differ significantly,
+#                             "neutral" when not, "n/a" when it cannot tell
+
+# Three significant figures and an SI suffix: 1.23M, 45.6k, 789, 0.0123.
+function fmt_si(x,    a, s) {
+	a = x < 0 ? -x : x
+	s = ""
+	if (a >= 1e9) {
+		x /= 1e9
+		s = "G"
+	} else if (a >= 1e6) {
+		x /= 1e6
+		s = "M"
+	} else if (a >= 1e3) {
+		x /= 1e3
+		s = "k"
+	}
+	a = x < 0 ? -x : x
+	if (a == 0)
+		return "0"
+	if (a >= 99.95)
+		return sprintf("%.0f%s", x, s)
+	if (a >= 9.995)
+		return sprintf("%.1f%s", x, s)
+	if (a >= 0.9995 || s != "")
+		return sprintf("%.2f%s", x, s)
+	return sprintf("%.3g", x)
+}
+
+# Signed so that positive is better.
+function fmt_pct(ref, x, higher,    p) {
+	if (ref == 0)
+		return ""
+	p = (higher ? x - ref : ref - x) / ref * 100
+	return sprintf(p >= 1000 || p <= -1000 ? "%+.0f%%" : "%+.1f%%", p)
+}
+
+function verdict(a, b,    v) {
+	v = st_test(a, b)
+	return v < 0 ? "n/a" : v ? "*" : "neutral"
+}

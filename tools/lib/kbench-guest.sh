@@ -1,0 +1,142 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# kbench-guest.sh - a vmrun guest script (busybox sh): the workloads of
+# make kbench, one after the other, each for KB_SECS seconds.  tools/kbench
+# boots K guests at once with this script; each workload starts in its own
+# time slot of the host's wall clock, so every guest runs the same workload
+# at the same time (the guest's clock comes from the host's RTC).
+#
+#   KB_WORKLOADS  the workloads in order, e.g. "dbench futex locktorture"
+#   KB_SECS       seconds each workload runs
+#   KB_T0         host epoch second at which the first slot starts
+#                 (0: start at once, one after the other)
+#   KB_SLOT       seconds from one slot's start to the next's
+#
+# The workloads (Documentation/kbench.rst says why each, and what it
+# measures):
+#   dbench       dbench on a tmpfs, 2 clients per vCPU (MB/s)
+#   hackbench    rt-tests hackbench, one group per vCPU, repeated for
+#                KB_SECS (messages/s from its own "Time:" lines)
+#   futex        perf bench futex hash, one thread per vCPU (ops/s)
+#   memory       stress-ng malloc with one pthread per vCPU, allocations of
+#                up to 1 MiB, above 4 KiB through mmap, at most 256 live (more
+#                make its exit outlast the run): the ebizzy substitute
+#                (bogo ops/s)
+#   locktorture  the upstream locktorture, torture_type=spin_lock, default
+#                writers (2 per vCPU), on the kernel's own lock (writes/s)
+#
+# Output, on the console through printk (whole lines), between
+#   "kbench: begin WORKLOAD late N" and
+#   "kbench: end WORKLOAD status RC elapsed SECONDS":
+#   "kbench-out: WORKLOAD <line of the tool's own output>" and, with
+#   CONFIG_PVQ_LOCK_STATS, "kbench-events: WORKLOAD NAME VALUE" (the lock
+#   event counters over the workload, reset before it).
+# tools/lib/kbench-console.awk parses them; a workload whose status is not
+# 0 or whose output has no result fails its cell.
+
+events=/sys/kernel/debug/pvq_locks/lock_events
+cpus=$(nproc)
+out=/tmp/kbench.out
+
+mark() {
+	echo "<5>kbench: $*" >/dev/kmsg
+}
+
+# Seconds since boot in hundredths, from /proc/uptime ("123.45 ...").
+uptime_cs() {
+	read -r up _ </proc/uptime
+	echo "${up%.*}${up#*.}" | sed 's/^0*//; s/^$/0/'
+}
+
+print_lines() {
+	while IFS= read -r line; do
+		echo "<5>$1: $2 $line" >/dev/kmsg
+	done <"$3"
+}
+
+run_dbench() {
+	mkdir -p /tmp/dbench
+	dbench -t "$KB_SECS" -D /tmp/dbench -c /usr/share/dbench/client.txt \
+		$((2 * cpus))
+	rc=$?
+	rm -rf /tmp/dbench
+	return $rc
+}
+
+# hackbench runs a fixed number of messages: repeat it for KB_SECS.
+run_hackbench() {
+	end=$(($(date +%s) + KB_SECS))
+	echo "kbench-params: groups $cpus loops 20"
+	while [ "$(date +%s)" -lt $end ]; do
+		hackbench -g "$cpus" -l 20 || return 1
+	done
+}
+
+run_futex() {
+	perf bench futex hash -r "$KB_SECS" -t "$cpus"
+}
+
+run_memory() {
+	stress-ng --malloc 1 --malloc-pthreads "$cpus" --malloc-bytes 1M \
+		--malloc-max 256 --malloc-thresh 4096 --timeout "$KB_SECS" \
+		--metrics-brief
+}
+
+run_locktorture() {
+	grep -q '^torture ' /proc/modules || insmod /modules/torture.ko ||
+		return 1
+	dmesg -c >/dev/null
+	start=$(uptime_cs)
+	insmod /modules/locktorture.ko torture_type=spin_lock stat_interval=0 ||
+		return 1
+	sleep "$KB_SECS"
+	rmmod locktorture || return 1
+	stop=$(uptime_cs)
+	echo "kbench-elapsed: $(((stop - start) / 100)).$(printf '%02d' $(((stop - start) % 100)))"
+	dmesg | grep -E 'Writes: |End of test'
+}
+
+# Sleep until epoch second $1; print how late we are (0 if not).
+wait_until() {
+	now=$(date +%s)
+	if [ "$now" -lt "$1" ]; then
+		sleep $(($1 - now))
+		echo 0
+	else
+		echo $((now - $1))
+	fi
+}
+
+slot=0
+status=0
+# tools/kbench times the next group's boots from this line.
+mark "guest ready at $(date +%s) s: $cpus cpus, workloads $KB_WORKLOADS, $KB_SECS s each"
+for w in $KB_WORKLOADS; do
+	late=0
+	[ "${KB_T0:-0}" -gt 0 ] && late=$(wait_until $((KB_T0 + slot * KB_SLOT)))
+	slot=$((slot + 1))
+	[ -f $events ] && echo reset >$events
+	mark "begin $w late $late"
+	start=$(uptime_cs)
+	case $w in
+	dbench) run_dbench ;;
+	hackbench) run_hackbench ;;
+	futex) run_futex ;;
+	memory) run_memory ;;
+	locktorture) run_locktorture ;;
+	*) echo "unknown workload $w"; false ;;
+	esac >$out 2>&1
+	rc=$?
+	stop=$(uptime_cs)
+	print_lines kbench-out "$w" $out
+	if [ -f $events ]; then
+		cp $events /tmp/kbench.events
+		print_lines kbench-events "$w" /tmp/kbench.events
+	fi
+	elapsed=$(((stop - start) / 100)).$(printf '%02d' $(((stop - start) % 100)))
+	mark "end $w status $rc elapsed $elapsed"
+	[ $rc -eq 0 ] || status=1
+done
+exit $status
