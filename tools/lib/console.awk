@@ -3,7 +3,8 @@
 # One guest's console log -> one record per torture run, for tools/bench.
 #
 #   awk -v types="t1 t2 ..." -v fixed="level=2<TAB>vcpus=4<TAB>..." \
-#       -v vmstatus=pass|fail|timeout -v vmreason="..." -f console.awk console.log
+#       -v vmstatus=pass|fail|timeout -v vmreason="..." \
+#       -f console-common.awk -f console.awk console.log
 #
 # types lists the runs in the order they were passed to vmrun.  Each output
 # line is tab-separated name=value pairs: the fixed pairs, then order, type,
@@ -22,15 +23,6 @@ BEGIN {
 	FS = "\n"
 	nruns = split(types, order, " ")
 	cur = 0
-	kernel_re = "WARNING:|BUG:|kernel BUG at|Oops|Kernel panic|general protection fault|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu: INFO|blocked for more than|UBSAN:|KASAN:"
-}
-
-# Commas would break the CSV made from these lines; tabs the lines.
-function clean(s) {
-	gsub(/[,\t"]/, ";", s)
-	gsub(/\r/, "", s)
-	sub(/^\[ *[0-9.]+\] /, "", s)
-	return s
 }
 
 # The first problem of a run is its reason: "category: text".

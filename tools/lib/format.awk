@@ -9,6 +9,11 @@
 #                             better (higher: 1 when higher is better)
 #   verdict(a, b)             "*" when samples a and b differ significantly,
 #                             "neutral" when not, "n/a" when it cannot tell
+#   add_level(l)              l into level[1..nlevels] (numeric order,
+#                             once; islevel[l] set)
+#   md_head(lead, nlead, heads, n)   a Markdown table's header: nlead
+#                             left-aligned columns (lead, "a | b"), then
+#                             heads[1..n] right-aligned
 
 # Three significant figures and an SI suffix: 1.23M, 45.6k, 789, 0.0123.
 function fmt_si(x,    a, s) {
@@ -47,4 +52,26 @@ function fmt_pct(ref, x, higher,    p) {
 function verdict(a, b,    v) {
 	v = st_test(a, b)
 	return v < 0 ? "n/a" : v ? "*" : "neutral"
+}
+
+function add_level(l,    i) {
+	if (l in islevel)
+		return
+	islevel[l] = 1
+	# Insertion sort: levels stay in numeric order.
+	for (i = ++nlevels; i > 1 && level[i - 1] + 0 > l + 0; i--)
+		level[i] = level[i - 1]
+	level[i] = l
+}
+
+function md_head(lead, nlead, heads, n,    j) {
+	printf "| %s |", lead
+	for (j = 1; j <= n; j++)
+		printf " %s |", heads[j]
+	printf "\n|"
+	for (j = 1; j <= nlead; j++)
+		printf "---|"
+	for (j = 1; j <= n; j++)
+		printf "---:|"
+	printf "\n"
 }

@@ -5,7 +5,7 @@
 #
 #   awk -v workloads="w1 w2 ..." -v fixed="kernel=pv<TAB>level=2<TAB>..." \
 #       -v vmstatus=pass|fail|timeout -v vmreason="..." \
-#       -f kbench-console.awk console.log
+#       -f console-common.awk -f kbench-console.awk console.log
 #
 # Each output line is tab-separated name=value pairs: the fixed pairs, then
 # order, workload, status (ok or fail), reason, value (the workload's
@@ -20,15 +20,6 @@ BEGIN {
 	FS = "\n"
 	nw = split(workloads, order, " ")
 	cur = ""
-	kernel_re = "WARNING:|BUG:|kernel BUG at|Oops|Kernel panic|general protection fault|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu: INFO|blocked for more than|UBSAN:|KASAN:"
-}
-
-# Commas would break the CSV made from these lines; tabs the lines.
-function clean(s) {
-	gsub(/[,\t"]/, ";", s)
-	gsub(/\r/, "", s)
-	sub(/^\[ *[0-9.]+\] /, "", s)
-	return s
 }
 
 function problem(w, why) {

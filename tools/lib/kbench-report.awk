@@ -59,15 +59,6 @@ function get(name) {
 	return name in col ? $(col[name]) : ""
 }
 
-function add_level(l,    i) {
-	if (l in islevel)
-		return
-	islevel[l] = 1
-	for (i = ++nlevels; i > 1 && level[i - 1] + 0 > l + 0; i--)
-		level[i] = level[i - 1]
-	level[i] = l
-}
-
 function add_kernel(k) {
 	if (!(k in iskernel)) {
 		iskernel[k] = 1
@@ -187,17 +178,13 @@ function verdict_level(    i) {
 	return level[nlevels]
 }
 
-function change_table(w,    i, j, l, k, ref, smp, cell, m) {
+function change_table(w,    i, j, l, k, ref, smp, cell, m, n, heads) {
 	printf "%s: %%-change against %s, mean (stdev as %% of %s's mean) and Welch's t-test at 95%%: * = significant, neutral = not, n/a = fewer than 2 runs. Higher is better.\n\n", w, name(reference), reference
-	printf "| overcommit |"
+	n = 0
 	for (j = 1; j <= nkernels; j++)
 		if (kernels[j] != reference)
-			printf " %s |", name(kernels[j])
-	printf "\n|---|"
-	for (j = 1; j <= nkernels; j++)
-		if (kernels[j] != reference)
-			printf "---:|"
-	printf "\n"
+			heads[++n] = name(kernels[j])
+	md_head("overcommit", 1, heads, n)
 	for (i = 1; i <= nlevels; i++) {
 		l = level[i]
 		ref = sample(w, l, reference)
@@ -224,15 +211,11 @@ function change_table(w,    i, j, l, k, ref, smp, cell, m) {
 	printf "\n"
 }
 
-function absolute_table(w,    i, j, l, k, smp, cell) {
+function absolute_table(w,    i, j, l, k, smp, cell, heads) {
 	printf "%s: %s per guest, mean (stdev) over the runs.\n\n", w, unit[w]
-	printf "| overcommit |"
 	for (j = 1; j <= nkernels; j++)
-		printf " %s |", name(kernels[j])
-	printf "\n|---|"
-	for (j = 1; j <= nkernels; j++)
-		printf "---:|"
-	printf "\n"
+		heads[j] = name(kernels[j])
+	md_head("overcommit", 1, heads, nkernels)
 	for (i = 1; i <= nlevels; i++) {
 		l = level[i]
 		printf "| %s |", level_label(l)
@@ -328,7 +311,7 @@ function short(k) {
 	return k in label ? substr(label[k], 1, index(label[k] " ", " ") - 1) : k
 }
 
-function rates(    i, j, l, k, w, r, n, any, m, nratek, ratek) {
+function rates(    i, j, l, k, w, r, n, any, m, nratek, ratek, heads) {
 	printf "### Lock activity: lock events per second per guest\n\n"
 	any = 0
 	for (k in hasrates)
@@ -344,13 +327,9 @@ function rates(    i, j, l, k, w, r, n, any, m, nratek, ratek) {
 			ratek[++nratek] = kernels[j]
 	if (counters_kernel in hasrates && !(counters_kernel in iskernel))
 		ratek[++nratek] = counters_kernel
-	printf "| workload | overcommit | kernel |"
 	for (r = 1; r <= nrates; r++)
-		printf " %s |", ratetitle[rate_id[r]]
-	printf "\n|---|---|---|"
-	for (r = 1; r <= nrates; r++)
-		printf "---:|"
-	printf "\n"
+		heads[r] = ratetitle[rate_id[r]]
+	md_head("workload | overcommit | kernel", 3, heads, nrates)
 	for (i = 1; i <= nworkloads; i++) {
 		w = workload_list[i]
 		for (j = 1; j <= nlevels; j++) {

@@ -73,16 +73,6 @@ function get(name) {
 	return (nset, name) in col ? $(col[nset, name]) : ""
 }
 
-function add_level(l,    i) {
-	if (l in islevel)
-		return
-	islevel[l] = 1
-	# Insertion sort: levels stay in numeric order.
-	for (i = ++nlevels; i > 1 && level[i - 1] + 0 > l + 0; i--)
-		level[i] = level[i - 1]
-	level[i] = l
-}
-
 function add_type(t) {
 	if (t in istype)
 		return
@@ -215,7 +205,7 @@ function legend(m, what) {
 	printf "Cells: mean (stdev) over the successful runs; %s\n\n", what
 }
 
-function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, nshown, omitted) {
+function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, nshown, omitted, heads) {
 	pvtab = (m in pvdef)
 	if (pvtab && !hasevents[1])
 		return
@@ -255,13 +245,9 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 		printf "No type had any such event.\n\n"
 		return
 	}
-	printf "| overcommit |"
 	for (j = 1; j <= nshown; j++)
-		printf " %s%s |", shown[j], shown[j] == baseline ? " (baseline)" : ""
-	printf "\n|---|"
-	for (j = 1; j <= nshown; j++)
-		printf "---:|"
-	printf "\n"
+		heads[j] = shown[j] (shown[j] == baseline ? " (baseline)" : "")
+	md_head("overcommit", 1, heads, nshown)
 	for (i = 1; i <= nlevels; i++) {
 		l = level[i]
 		printf "| %s |", level_label(l)
