@@ -117,11 +117,12 @@ function parse_output(w, line,    f, n, i) {
 		else if (line ~ /^Averaged [0-9]+ operations\/sec/)
 			fx_avg = word(line, 2)
 	} else if (w == "memory") {
-		# "stress-ng: metrc: [pid] malloc OPS REAL USR SYS OPS/S OPS/S"
-		if (line ~ /metrc: \[[0-9]+\] malloc +[0-9]/) {
-			n = split(after(line, "] malloc "), f, " ")
-			if (n >= 5)
-				val[w] = f[5]
+		# "stress-ng: metrc: [pid] STRESSOR OPS REAL USR SYS OPS/S OPS/S":
+		# the bogo ops per second of real time.  (Stressors may add
+		# lines of other metrics under the same name.)
+		if (line ~ /metrc: \[[0-9]+\] [a-z-]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$/ && !(w in val)) {
+			split(after(line, "] "), f, " ")
+			val[w] = f[6]
 		}
 	} else if (w == "locktorture") {
 		if (line ~ /^kbench-elapsed: /)

@@ -20,10 +20,9 @@
 #   hackbench    rt-tests hackbench, one group per vCPU, repeated for
 #                KB_SECS (messages/s from its own "Time:" lines)
 #   futex        perf bench futex hash, one thread per vCPU (ops/s)
-#   memory       stress-ng malloc with one pthread per vCPU, allocations of
-#                up to 1 MiB, above 4 KiB through mmap, at most 256 live (more
-#                make its exit outlast the run): the ebizzy substitute
-#                (bogo ops/s)
+#   memory       stress-ng brk, one process per vCPU growing and shrinking
+#                its heap and touching every new page (page allocation and
+#                freeing, page faults): the ebizzy substitute (bogo ops/s)
 #   locktorture  the upstream locktorture, torture_type=spin_lock, default
 #                writers (2 per vCPU), on the kernel's own lock (writes/s)
 #
@@ -79,9 +78,7 @@ run_futex() {
 }
 
 run_memory() {
-	stress-ng --malloc 1 --malloc-pthreads "$cpus" --malloc-bytes 1M \
-		--malloc-max 256 --malloc-thresh 4096 --timeout "$KB_SECS" \
-		--metrics-brief
+	stress-ng --brk "$cpus" --timeout "$KB_SECS" --metrics-brief
 }
 
 run_locktorture() {
