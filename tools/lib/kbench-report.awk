@@ -260,7 +260,7 @@ function verdicts(    i, w, l, j, k, best, bm, smp, ref, line, second, v) {
 		if ((second = runner_up(w, l, best)) != "") {
 			v = verdict(sample(w, l, second), sample(w, l, best))
 			line = line sprintf(", %s ahead of %s (%s%s)", fmt_pct(st_mean(sample(w, l, second)), bm, 1),
-				short(second), v, v == "*" ? "" : ": no significant winner")
+				short(second), v, v == "neutral" ? ": no significant winner" : "")
 		}
 		if (best != reference && second != reference && (ref = sample(w, l, reference)) != "")
 			line = line sprintf(", %s against %s (%s)", fmt_pct(st_mean(ref), bm, 1), short(reference), verdict(ref, sample(w, l, best)))
