@@ -49,6 +49,11 @@ uptime_cs() {
 	echo "${up%.*}${up#*.}" | sed 's/^0*//; s/^$/0/'
 }
 
+# Hundredths of a second $1 as seconds: 345 -> 3.45.
+fmt_cs() {
+	echo "$(($1 / 100)).$(printf '%02d' $(($1 % 100)))"
+}
+
 print_lines() {
 	while IFS= read -r line; do
 		echo "<5>$1: $2 $line" >/dev/kmsg
@@ -91,7 +96,7 @@ run_locktorture() {
 	sleep "$KB_SECS"
 	rmmod locktorture || return 1
 	stop=$(uptime_cs)
-	echo "kbench-elapsed: $(((stop - start) / 100)).$(printf '%02d' $(((stop - start) % 100)))"
+	echo "kbench-elapsed: $(fmt_cs $((stop - start)))"
 	dmesg | grep -E 'Writes: |End of test'
 }
 
@@ -132,8 +137,7 @@ for w in $KB_WORKLOADS; do
 		cp $events /tmp/kbench.events
 		print_lines kbench-events "$w" /tmp/kbench.events
 	fi
-	elapsed=$(((stop - start) / 100)).$(printf '%02d' $(((stop - start) % 100)))
-	mark "end $w status $rc elapsed $elapsed"
+	mark "end $w status $rc elapsed $(fmt_cs $((stop - start)))"
 	[ $rc -eq 0 ] || status=1
 done
 exit $status
