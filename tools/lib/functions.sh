@@ -37,6 +37,22 @@ skip() {
 	echo "ok $TAP_N $1 # SKIP $2"
 }
 
+# check NAME COMMAND...: one test, by the command's exit status; a failure
+# shows the first 20 lines of the command's output as diagnostics.
+check() {
+	# Not "out": the command (an eval) sees the caller's variables.
+	local check_what=$1 check_log
+	shift
+	check_log=$(mktemp)
+	if "$@" >"$check_log" 2>&1; then
+		ok "$check_what"
+	else
+		not_ok "$check_what"
+		sed 's/^/# /' "$check_log" | head -n 20
+	fi
+	rm -f "$check_log"
+}
+
 diag() {
 	echo "# $*"
 }
