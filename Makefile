@@ -126,11 +126,13 @@ print-config:
 # with a report (results/<date>-<tag>/report.md); see Documentation/bench.rst.
 # Its knobs, all optional:
 #   LEVELS="0.5 1 2 4" RUNS=3 SECS=4 HOGS=0 TAG=default BASELINE=spin_lock
+#   SCENARIO=default|heavy|long-hold|hogs (named workloads, tools/bench --help)
 #   TORTURE_ARGS="nlocks=2 ..." LIB_ARGS="pv_backend=ipi spin_threshold=64"
 BENCH_ARGS = $(if $(LEVELS),--levels '$(LEVELS)') \
 	     $(if $(RUNS),--runs '$(RUNS)') \
 	     $(if $(SECS),--secs '$(SECS)') \
 	     $(if $(HOGS),--hogs '$(HOGS)') \
+	     $(if $(SCENARIO),--scenario '$(SCENARIO)') \
 	     $(if $(TAG),--tag '$(TAG)') \
 	     $(if $(BASELINE),--baseline '$(BASELINE)') \
 	     $(if $(TORTURE_ARGS),--torture-args '$(TORTURE_ARGS)') \

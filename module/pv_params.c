@@ -19,7 +19,11 @@ module_param(pv_backend, charp, 0444);
 MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (none with one CPU, on bare metal or with KVM_HINTS_REALTIME; else kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, strict (ipi, but only a kick ends a wait), none");
 
 PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
-MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV waiter halts (1..2^30, default 32768)");
+MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV ticketlock waiter halts (1..2^30, default 32768)");
+
+PVQ_RANGED_PARAM(queue_spin_threshold, pvq_queue_spin_threshold, 1,
+		 PVQ_SPIN_THRESHOLD_MAX);
+MODULE_PARM_DESC(queue_spin_threshold, "Spin loops before a PV queued waiter or queue head halts, fair and unfair (1..2^30, default 256)");
 
 int pvq_pv_params_init(void)
 {
@@ -33,7 +37,8 @@ int pvq_pv_params_init(void)
 		       pv_backend);
 	if (err)
 		return err;
-	pr_info("pv backend %s (%s), spin_threshold %d\n", pvq_pv->name,
-		pvq_pv_reason, pvq_spin_threshold);
+	pr_info("pv backend %s (%s), spin_threshold %d, queue_spin_threshold %d\n",
+		pvq_pv->name, pvq_pv_reason, pvq_spin_threshold,
+		pvq_queue_spin_threshold);
 	return 0;
 }

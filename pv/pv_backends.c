@@ -318,6 +318,7 @@ static const struct pvq_pv_ops pvq_pv_kvm = {
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_ipi;
 const char *pvq_pv_reason = "default";
 int pvq_spin_threshold = PVQ_SPIN_THRESHOLD_DEFAULT;
+int pvq_queue_spin_threshold = PVQ_QUEUE_SPIN_THRESHOLD_DEFAULT;
 
 /*
  * The base of the KVM CPUID leaves, or 0 without KVM.  Found by hand:

@@ -3,8 +3,9 @@
  * Paravirtual queued spinlock: the PV hooks of the shared slow path, the
  * lock -> queue-head hash table, and the unlock slow path.
  *
- * A queued waiter spins for pvq_spin_threshold loops on its MCS node, then
- * halts; the CPU that hands it the queue head defers its kick to unlock time.
+ * A queued waiter spins for pvq_queue_spin_threshold loops on its MCS node,
+ * then halts; the CPU that hands it the queue head defers its kick to unlock
+ * time.
  * The queue head spins (with the pending bit set, so nobody steals the lock
  * from under it), then records lock -> node in the hash table, turns the
  * locked byte into PVQ_SLOW_VAL and halts; the unlocker, whose cmpxchg
@@ -19,6 +20,7 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <asm/page.h>
@@ -35,7 +37,13 @@
 /* How often a spinning queued waiter looks at its predecessor's state. */
 #define PVQ_PREV_CHECK_MASK	0xff
 /* How often an unfair queue head looks at the clock while it spins. */
-#define PVQ_CLOCK_CHECK_MASK	0xff
+#define PVQ_CLOCK_CHECK_MASK	0xf
+/*
+ * A longer gap between two of its looks at the clock means the head did
+ * not run (its vCPU was preempted, or an interrupt ran long): 16 spins take
+ * well under a microsecond on hardware and a few under TCG.
+ */
+#define PVQ_PREEMPTED_GAP_NS	(100 * NSEC_PER_USEC)
 /* How often a queued waiter that cannot halt calls pvq_pv_spinning(). */
 #define PVQ_SPINNING_MASK	0xff
 
@@ -222,7 +230,7 @@ void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev)
 
 	for (;;) {
 		early = false;
-		for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
+		for (loop = READ_ONCE(pvq_queue_spin_threshold); loop; loop--) {
 			if (READ_ONCE(node->locked))
 				return;
 			if (pvq_wait_early(prev, loop)) {
@@ -307,25 +315,62 @@ int pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
  */
 static DEFINE_PER_CPU(int, pvq_steals_past_queue);
 
-/* When an unfair queue head that starts waiting now must block stealing. */
-static u64 pvq_unfair_deadline(void)
+static u64 pvq_unfair_bound_ns(void)
 {
-	return local_clock() +
-	       (u64)READ_ONCE(pvq_starvation_bound_us) * NSEC_PER_USEC;
+	return (u64)READ_ONCE(pvq_starvation_bound_us) * NSEC_PER_USEC;
 }
 #else
-static u64 pvq_unfair_deadline(void)
+static u64 pvq_unfair_bound_ns(void)
 {
 	return 0;
 }
 #endif
 
-/* Take a free lock in competition with stealers (pending is ours, clear). */
-static bool pvq_head_take_free(struct pvq_qspinlock *lock)
+/*
+ * An unfair queue head's starvation clock: how long it was starved, i.e.
+ * ran and lost the free lock to stealers.  Wall-clock time would also
+ * count the time its vCPU was preempted, and the time a holder kept the
+ * lock (preempted itself, perhaps): under overcommit nearly every head
+ * then reached the bound without being passed much, and a head that blocks
+ * stealing and is preempted again holds the free lock for nobody until the
+ * host runs it (Documentation/performance.rst measures what that cost).
+ */
+struct pvq_head_clock {
+	u64 bound_ns;		/* block stealing once starved this long */
+	u64 starved_ns;		/* starved so far */
+	u64 last;		/* the clock at the previous look */
+	bool robbed;		/* lost the free lock since that look */
+};
+
+/*
+ * Another look at the clock: has the head been starved past its bound?
+ * The time since the last look counts if the head lost the free lock
+ * meanwhile, unless it is so long that the head cannot have been running
+ * all of it.
+ */
+static bool pvq_head_starving(struct pvq_head_clock *hc)
 {
+	u64 now = local_clock();
+	u64 gap = now - hc->last;
+
+	hc->last = now;
+	if (hc->robbed && gap < PVQ_PREEMPTED_GAP_NS)
+		hc->starved_ns += gap;
+	hc->robbed = false;
+	return hc->starved_ns >= hc->bound_ns;
+}
+
+/* Take a free lock in competition with stealers (pending is ours, clear). */
+static bool pvq_head_take_free(struct pvq_qspinlock *lock,
+			       struct pvq_head_clock *hc)
+{
+	if (READ_ONCE(lock->locked))
+		return false;
 	/* Acquire: the critical section follows. */
-	return !READ_ONCE(lock->locked) &&
-	       cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0;
+	if (cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0)
+		return true;
+	hc->robbed = true;
+	return false;
 }
 
 /*
@@ -352,27 +397,29 @@ static void pvq_head_block_stealing(struct pvq_qspinlock *lock, bool *block)
 /*
  * Queue head: spin up to the threshold for the lock; true once ours.
  * With *@block set, the pending bit keeps stealers out.  Without it (unfair
- * mode, not starving yet) we compete with them, and set *@block once the
- * clock passes @block_at.
+ * mode, not starving yet) we compete with them, and set *@block once @hc
+ * says that we were starved past the starvation bound.
  */
 static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
-			  u64 block_at)
+			  struct pvq_head_clock *hc)
 {
 	int loop;
 
 	if (*block)
 		WRITE_ONCE(lock->pending, 1);
-	for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
+	else
+		hc->last = local_clock();	/* a halt is not spinning */
+	for (loop = READ_ONCE(pvq_queue_spin_threshold); loop; loop--) {
 		if (*block ? pvq_head_take_reserved(lock) :
-			     pvq_head_take_free(lock))
+			     pvq_head_take_free(lock, hc))
 			return true;
 		/*
-		 * The clock every 256 loops, and on the last one, so that a
-		 * threshold below 256 still gets a look before we halt.
+		 * The clock every 16 loops, and on the last one, so that a
+		 * threshold below 16 still gets a look before we halt.
 		 */
 		if (!*block &&
 		    (!(loop & PVQ_CLOCK_CHECK_MASK) || loop == 1) &&
-		    local_clock() >= block_at)
+		    pvq_head_starving(hc))
 			pvq_head_block_stealing(lock, block);	/* starving */
 		cpu_relax();
 	}
@@ -386,9 +433,10 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
  * ourselves, or the table would hold two entries for one lock.
  *
  * Fair mode blocks stealing while it spins and lets stealers in while it
- * halts.  Unfair mode lets them in until it has waited the starvation bound
- * or is about to halt for the second time, whichever comes first, then
- * blocks them until it owns the lock, halted or not.
+ * halts.  Unfair mode lets them in until it has been starved for the
+ * starvation bound (pvq_head_starving()) or is about to halt for the
+ * second time, whichever comes first, then blocks them until it owns the
+ * lock, halted or not.
  *
  * A head that cannot halt (pvq_pv_can_wait()) only spins, in either mode.
  */
@@ -398,12 +446,12 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 {
 	bool halted = false, block = !unfair, pred_hashed;
 	bool can_wait = pvq_pv_can_wait();
-	u64 block_at = unfair ? pvq_unfair_deadline() : 0;
+	struct pvq_head_clock hc = { .bound_ns = pvq_unfair_bound_ns() };
 	u8 locked;
 
 	for (;;) {
 		WRITE_ONCE(node->state, PVQ_VCPU_RUNNING);
-		if (pvq_head_spin(lock, &block, block_at))
+		if (pvq_head_spin(lock, &block, &hc))
 			break;
 		if (!can_wait) {
 			pvq_pv_spinning();	/* see pv_ops.h */

@@ -275,6 +275,7 @@ static void pv_setup(const struct stress_type *type)
 	if (pvq_pv_select(type->pv))
 		ksft_exit_fail_msg("no PV backend %s\n", type->pv);
 	pvq_spin_threshold = cfg.spin_threshold;
+	pvq_queue_spin_threshold = cfg.spin_threshold;
 	pvq_futex_reset();
 }
 

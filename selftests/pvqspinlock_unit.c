@@ -159,7 +159,7 @@ static bool head_spins(struct pvq_qspinlock *lock, int cpu)
 
 /*
  * A fair queue head spinning for a lock we hold sets the pending bit at
- * the start of every round of pvq_spin_threshold spins.  Clear it and wait
+ * the start of every round of pvq_queue_spin_threshold spins.  Clear it and wait
  * for it to come back: the head finished a round, past the point where a
  * head that can halt would have halted.  False if it did not (bounded).
  */
@@ -174,7 +174,7 @@ static bool head_spins_another_round(struct pvq_qspinlock *lock)
 	shim_register_cpu(UNIT_TEST_CPU);				\
 	ASSERT_EQ(0, pvq_hash_init());					\
 	ASSERT_EQ(0, pvq_pv_select("futex"));				\
-	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;			\
+	pvq_queue_spin_threshold = UNIT_SPIN_THRESHOLD;			\
 	pvq_pv_qspin_init(lock);					\
 	pvq_lock_events_reset();					\
 	pvq_futex_reset();						\
@@ -484,7 +484,7 @@ TEST_F(pvqspin, queued_waiter_spins_behind_running_head)
 {
 	struct contender b;
 
-	pvq_spin_threshold = UNIT_SPIN_FOREVER;
+	pvq_queue_spin_threshold = UNIT_SPIN_FOREVER;
 	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL);
 	ASSERT_EQ(0, contender_start(&b, &lock_adapter_pvqspinlock, &self->lock, 2, false));
 	ASSERT_TRUE(poll_until(READ_ONCE(node_of(GHOST_CPU, 0)->next) ==
@@ -514,13 +514,13 @@ TEST_F(pvqspin, queued_waiter_halts_early_behind_halted_head)
 
 	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
-	pvq_spin_threshold = UNIT_SPIN_FOREVER;
+	pvq_queue_spin_threshold = UNIT_SPIN_FOREVER;
 	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false))
 		TH_LOG("cpu 2 did not halt early: state %u", state_of(2));
 	EXPECT_EVENT(wait_node, 1);
 	EXPECT_EVENT(wait_early, 1);
 
-	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
+	pvq_queue_spin_threshold = UNIT_SPIN_THRESHOLD;
 	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(contender_finish(&a));
 	ASSERT_TRUE(contender_finish(&b));
@@ -980,7 +980,7 @@ TEST_F(pvqspin, reserved_head_spins_without_rmw_while_owner_holds)
 	ASSERT_TRUE(head_spins(&self->lock, 1))
 		TH_LOG("lock word %#x", word(&self->lock));
 	before = shim_rmws_of(1);
-	/* HOLD_MS, and at least a few rounds of pvq_spin_threshold spins. */
+	/* HOLD_MS, and at least a few rounds of pvq_queue_spin_threshold spins. */
 	end = unit_now_ms() + HOLD_MS;
 	do {
 		ASSERT_TRUE(head_spins_another_round(&self->lock))
@@ -991,7 +991,7 @@ TEST_F(pvqspin, reserved_head_spins_without_rmw_while_owner_holds)
 	rmws = shim_rmws_of(1) - before;
 	EXPECT_LE(rmws, HOLD_MAX_RMWS)
 		TH_LOG("%lu RMWs in %d rounds of %d spins", rmws, rounds,
-		       pvq_spin_threshold);
+		       pvq_queue_spin_threshold);
 	EXPECT_FALSE(flag_read(&a.acquired));
 
 	pvq_pv_qspin_unlock(&self->lock);
@@ -1098,6 +1098,94 @@ TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)
 	EXPECT_EVENT(unfair_steal, 5);
 	EXPECT_EVENT(steal_budget_out, 1);
 	pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
+}
+
+/*
+ * Start @c on CPU 1 as the unfair queue head behind our lock, spinning
+ * (with a threshold that never runs out) under a starvation bound of
+ * @bound_us, and give it time to start its starvation clock.
+ */
+static bool start_unfair_head(struct contender *c, struct pvq_qspinlock *lock,
+			      int bound_us)
+{
+	pvq_starvation_bound_us = bound_us;
+	pvq_queue_spin_threshold = 1 << 30;
+	pvq_pv_qspin_unfair_lock(lock);
+	if (contender_start(c, &lock_adapter_pvqspinlock_unfair, lock, 1, false))
+		return false;
+	if (!poll_until((word(lock) & PVQ_TAIL_MASK) == tail_of(1, 0)))
+		return false;
+	usleep(20000);
+	return true;
+}
+
+static void unfair_params_reset(void)
+{
+	pvq_starvation_bound_us = PVQ_STARVATION_BOUND_US_DEFAULT;
+	pvq_queue_spin_threshold = UNIT_SPIN_THRESHOLD;
+}
+
+/*
+ * Regression test (the starvation clock was the wall clock): time in
+ * which the head did not run is not starvation.  The clock jumps a second
+ * under a spinning head, as a vCPU's does when the host did not run it;
+ * with a bound of 500 ms the head must go on letting stealers in.  With
+ * the wall clock it blocked stealing at its next look, and while its vCPU
+ * was preempted again nobody could take the free lock.
+ */
+TEST_F(pvqspin, unfair_head_clock_leaves_out_preemption)
+{
+	struct contender a;
+
+	ASSERT_TRUE(start_unfair_head(&a, &self->lock, 500000));
+	__atomic_add_fetch(&shim_clock_skew_ns, 1000000000ull, __ATOMIC_RELAXED);
+	EXPECT_TRUE(stays_false(READ_ONCE(self->lock.pending)))
+		TH_LOG("the head blocked stealing after a clock jump");
+	EXPECT_EVENT(steal_block, 0);
+	pvq_pv_qspin_unfair_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+	unfair_params_reset();
+}
+
+/*
+ * The head's starvation clock counts only time in which it ran and lost
+ * the free lock to a stealer: not the time a holder kept the lock (a
+ * preempted holder is no stealer), not a clock jump (the head's vCPU did
+ * not run).  Driven through the shim's clock, 50 us a step.
+ */
+TEST(pvqspin_unfair_head_clock_counts_robbed_running_time)
+{
+	struct pvq_head_clock hc = { .bound_ns = 1000 * NSEC_PER_USEC };
+	bool starving = false;
+	u64 before;
+	int i;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	hc.last = local_clock();
+	/* Not robbed: the lock was held all along. */
+	__atomic_add_fetch(&shim_clock_skew_ns, 50000, __ATOMIC_RELAXED);
+	EXPECT_FALSE(pvq_head_starving(&hc));
+	EXPECT_EQ(0ull, hc.starved_ns);
+	/* Robbed, but the clock jumped: preempted, not counted. */
+	before = hc.starved_ns;
+	hc.robbed = true;
+	__atomic_add_fetch(&shim_clock_skew_ns, 1000000000ull, __ATOMIC_RELAXED);
+	EXPECT_FALSE(pvq_head_starving(&hc));
+	EXPECT_EQ(before, hc.starved_ns);
+	EXPECT_FALSE(hc.robbed);
+	/*
+	 * Robbed at every look while running: starving after 20 steps of
+	 * 50 us; 40 leave room for steps that a preemption of this thread
+	 * (over 100 us) makes not count.
+	 */
+	for (i = 0; i < 40 && !starving; i++) {
+		hc.robbed = true;
+		__atomic_add_fetch(&shim_clock_skew_ns, 50000, __ATOMIC_RELAXED);
+		starving = pvq_head_starving(&hc);
+	}
+	EXPECT_TRUE(starving);
+	EXPECT_GE(hc.starved_ns, hc.bound_ns);
 }
 #endif
 

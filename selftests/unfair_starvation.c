@@ -738,6 +738,7 @@ int main(int argc, char **argv)
 	pvq_steal_spin = cfg.steal_spin;
 	pvq_steal_budget = cfg.steal_budget;
 	pvq_spin_threshold = cfg.spin_threshold;
+	pvq_queue_spin_threshold = cfg.spin_threshold;
 	if (pvq_pv_select("futex") || pvq_hash_init())
 		ksft_exit_fail_msg("no futex PV backend or hash table\n");
 	futex_ops = pvq_pv;

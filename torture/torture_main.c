@@ -63,7 +63,7 @@ MODULE_PARM_DESC(nwriters_stress, "Number of writer kthreads (-1: 2 x online CPU
 
 static int nlocks = 1;
 module_param(nlocks, int, 0444);
-MODULE_PARM_DESC(nlocks, "Number of locks the writers spread over (1..64)");
+MODULE_PARM_DESC(nlocks, "Number of locks the writers spread over (1..64); 0: a lock of its own for each writer (at most 64 writers), the testbed's ceiling: no lock is shared");
 
 static int cs_loops = 50;
 module_param(cs_loops, int, 0444);
@@ -160,6 +160,7 @@ static bool run_stalled;		/* the stall watchdog fired */
 static atomic_t writers_running;	/* writers still in their loop */
 static bool report_printed;
 static int writer_stride;		/* writers i and i + stride share a CPU */
+static int nslots;			/* locks in slots[]: nlocks, or nwriters */
 static u64 run_start_ns, run_end_ns;
 
 /* xorshift32: cheap per-thread randomness for lock choice and long holds. */
@@ -191,6 +192,11 @@ static void torture_pick_locks(struct torture_writer *w,
 	u64 mask = 0;
 	int want, i;
 
+	if (!nlocks) {		/* a lock of its own: never contended */
+		set->n = 1;
+		set->slot[0] = &slots[w->id];
+		return;
+	}
 	if (nested_locks <= 1) {
 		set->n = 1;
 		set->slot[0] = &slots[nlocks > 1 ? qtorture_random(w) % nlocks : 0];
@@ -383,7 +389,7 @@ static void torture_sum(struct torture_totals *t)
 		t->turns += READ_ONCE(writers[i].turns_given);
 		taken += READ_ONCE(writers[i].locks_taken);
 	}
-	for (i = 0; i < nlocks; i++)
+	for (i = 0; i < nslots; i++)
 		counted += READ_ONCE(slots[i].count);
 	/* Only meaningful once the writers are quiet; see torture_report(). */
 	t->lost = torture_lost(taken, counted);
@@ -472,7 +478,7 @@ static void torture_report(void)
 	torture_format_events(events, TORTURE_EVENTS_LEN);
 	torture_onoff_format(events, TORTURE_EVENTS_LEN);
 	torture_alert("summary: type=%s threads=%d cpus=%u locks=%d msecs=%llu acq=%llu acq_per_sec=%llu max=%llu min=%llu jain=%u.%03u p50_ns=%llu p99_ns=%llu max_ns=%llu fail=%llu lost=%llu softirq_acq=%llu hardirq_acq=%llu nmi_acq=%llu turns=%llu result=%s%s\n",
-		      ops->name, nwriters, num_online_cpus(), nlocks,
+		      ops->name, nwriters, num_online_cpus(), nslots,
 		      div_u64(elapsed_ns, NSEC_PER_MSEC), t.total, per_sec,
 		      t.max, t.min, jain / 1000, jain % 1000,
 		      pvq_hist_percentile(hist, 500), pvq_hist_percentile(hist, 990),
@@ -501,7 +507,7 @@ static void torture_report_stall(void)
 	char prefix[48];
 	int i;
 
-	for (i = 0; i < nlocks; i++) {
+	for (i = 0; i < nslots; i++) {
 		u32 word = ops->word(&slots[i].lock);
 
 		snprintf(prefix, sizeof(prefix), "%s-torture: lock %d: ",
@@ -755,10 +761,15 @@ static int torture_check_params(void)
 	if (nwriters_stress != -1)
 		err |= torture_check_range("nwriters_stress", nwriters_stress,
 					   1, TORTURE_MAX_WRITERS);
-	err |= torture_check_range("nlocks", nlocks, 1, TORTURE_MAX_LOCKS);
+	err |= torture_check_range("nlocks", nlocks, 0, TORTURE_MAX_LOCKS);
 	err |= torture_check_range("nested_locks", nested_locks, 0,
 				   TORTURE_MAX_NESTED);
-	if (nested_locks > nlocks && nested_locks <= TORTURE_MAX_NESTED) {
+	if (!nlocks && nested_locks > 1) {
+		torture_err("nested_locks=%d needs shared locks; nlocks=0 gives each writer one lock\n",
+			    nested_locks);
+		err = -EINVAL;
+	} else if (nlocks && nested_locks > nlocks &&
+		   nested_locks <= TORTURE_MAX_NESTED) {
 		torture_err("nested_locks=%d out of range [0..%d]: distinct locks, at most nlocks=%d\n",
 			    nested_locks, min(nlocks, TORTURE_MAX_NESTED), nlocks);
 		err = -EINVAL;
@@ -815,7 +826,13 @@ static int torture_alloc(void)
 
 	nwriters = nwriters_stress == -1 ? 2 * num_online_cpus() :
 					   nwriters_stress;
-	slots = torture_slots_alloc(ops, nlocks);
+	nslots = nlocks ? nlocks : nwriters;
+	if (nslots > TORTURE_MAX_LOCKS) {
+		torture_err("nlocks=0 with %d writers: a lock each would be %d locks, more than %d\n",
+			    nwriters, nslots, TORTURE_MAX_LOCKS);
+		return -EINVAL;
+	}
+	slots = torture_slots_alloc(ops, nslots);
 	writers = kvcalloc(nwriters, sizeof(*writers), GFP_KERNEL);
 	if (!slots || !writers) {
 		torture_free();

@@ -139,6 +139,7 @@ static const struct pvq_pv_ops pvq_pv_none = {
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_futex;
 const char *pvq_pv_reason = "userspace";
 int pvq_spin_threshold = PVQ_FUTEX_SPIN_THRESHOLD;
+int pvq_queue_spin_threshold = PVQ_FUTEX_SPIN_THRESHOLD;
 
 /* The kernel's names: kvm and ipi exist, but cannot work in userspace. */
 int pvq_pv_select(const char *name)

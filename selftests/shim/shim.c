@@ -124,12 +124,15 @@ void shim_unregister_cpu(void)
 	__atomic_store_n(&shim_cpu_taken[cpu], 0, __ATOMIC_RELEASE);
 }
 
+u64 shim_clock_skew_ns;
+
 u64 local_clock(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec +
+	       __atomic_load_n(&shim_clock_skew_ns, __ATOMIC_RELAXED);
 }
 
 void *kvcalloc(size_t n, size_t size, gfp_t flags)

@@ -83,7 +83,7 @@ has_type() {
 lib_lines=
 lib_runs=()
 # A small threshold: thousands of halts and kicks per second at 2x.
-strict="pv_backend=strict spin_threshold=64"
+strict="pv_backend=strict spin_threshold=64 queue_spin_threshold=64"
 # Long enough for the fault to strike (well under a second) and the
 # watchdog to see it; a run that gets to the end has missed it.  Waits of
 # a healthy run stay under 0.5 s, so 2 s is safe and saves time.

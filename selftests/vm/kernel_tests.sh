@@ -291,7 +291,7 @@ main() {
 		test_levels
 		if ((FAULTS)); then
 			test_fault skip_handoff ""
-			test_fault drop_kick "pv_backend=strict spin_threshold=64"
+			test_fault drop_kick "pv_backend=strict spin_threshold=64 queue_spin_threshold=64"
 		fi
 	fi
 	((DEBUG)) && test_debug

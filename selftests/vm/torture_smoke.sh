@@ -270,6 +270,7 @@ reload_lib() {
 
 EVENTS=/sys/kernel/debug/pvq_locks/lock_events
 THRESHOLD=/sys/module/pvq_locks/parameters/spin_threshold
+QUEUE_THRESHOLD=/sys/module/pvq_locks/parameters/queue_spin_threshold
 
 # Value of lock event $1 in the debugfs file ("" if absent).
 event() {
@@ -289,6 +290,7 @@ test_pv_counters() {
 		return
 	fi
 	echo 64 >"$THRESHOLD"
+	echo 64 >"$QUEUE_THRESHOLD"
 	echo reset >"$EVENTS"
 	run_test "torture $t (spin_threshold=64)" "$t"
 	h=0
@@ -297,6 +299,7 @@ test_pv_counters() {
 	# The run's own summary line carries the same counters.
 	sk=$(kv "$(last_line "-torture: summary:")" "$kicks")
 	echo 32768 >"$THRESHOLD"
+	echo 256 >"$QUEUE_THRESHOLD"
 	if ! is_uint "$k" || [ "$h" -eq 0 ] || [ "$k" -eq 0 ]; then
 		not_ok "$cname" "halts ($halts)=$h $kicks=$k"
 	elif ! is_uint "$sk" || [ "$sk" -eq 0 ]; then
@@ -684,7 +687,27 @@ EOF_TABLE
 refuse irq_mode=bogus             | torture_type={first} runtime_secs=1 irq_mode=bogus            | refused unknown irq_mode 'bogus'; valid: none hardirq softirq mixed
 refuse nested_locks=9             | torture_type={first} runtime_secs=1 nested_locks=9 nlocks=16  | refused nested_locks=9 out of range
 refuse nested_locks=3 with nlocks=2 | torture_type={first} runtime_secs=1 nested_locks=3 nlocks=2 | refused at most nlocks=2
+refuse nested_locks=2 with nlocks=0 | torture_type={first} runtime_secs=1 nested_locks=2 nlocks=0 | refused nlocks=0 gives each writer one lock
+refuse nlocks=0 with 65 writers     | torture_type={first} runtime_secs=1 nlocks=0 nwriters_stress=65 | refused more than 64
+# The bench's ceiling: a lock per writer, so no lock is ever contended.
+torture {t} nlocks=0 (ceiling)  | torture_type={pv} nlocks=0 | pass no-fairness check_ceiling
 EOF_TABLE
+}
+
+# EXTRA_CHECK of the nlocks=0 runs: one lock per writer (locks=threads),
+# and none contended, so a queued lock never left its fast path.
+check_ceiling() {
+	locks=$(kv "$1" locks)
+	threads=$(kv "$1" threads)
+	if [ "$locks" != "$threads" ]; then
+		echo "locks=$locks for threads=$threads: not a lock per writer"
+		return 1
+	fi
+	slow=$(kv "$1" slowpath)
+	if [ -n "$slow" ] && [ "$slow" != 0 ]; then
+		echo "slowpath=$slow: a private lock was contended"
+		return 1
+	fi
 }
 
 # EXTRA_CHECK of the balance_writers run (verbose=1): the writers that

@@ -6,7 +6,10 @@
 #       -v vmstatus=pass|fail|timeout -v vmreason="..." \
 #       -f console-common.awk -f console.awk console.log
 #
-# types lists the runs in the order they were passed to vmrun.  Each output
+# types lists the runs in the order they were passed to vmrun, by the name
+# the report gives them; torture_types (optional, same order) the
+# torture_type each run loaded, where that differs (tools/bench's ceiling
+# and variants).  Each output
 # line is tab-separated name=value pairs: the fixed pairs, then order, type,
 # status (ok, fail or timeout), reason, then every pair of the run's
 # "summary:" line (Documentation/torture.rst).  A run whose summary line is
@@ -22,6 +25,9 @@
 BEGIN {
 	FS = "\n"
 	nruns = split(types, order, " ")
+	if (torture_types == "")
+		torture_types = types
+	split(torture_types, loaded, " ")
 	cur = 0
 }
 
@@ -82,10 +88,10 @@ END {
 		status = "ok"
 		reason = ""
 		if (i in summary) {
-			if (field(summary[i], "type") != order[i]) {
+			if (field(summary[i], "type") != loaded[i]) {
 				status = "fail"
 				reason = "summary of type " field(summary[i], "type") \
-					 " in the run of " order[i]
+					 " in the run of " loaded[i]
 			} else if (field(summary[i], "result") != "SUCCESS") {
 				status = "fail"
 				reason = "torture: result=" field(summary[i], "result") \

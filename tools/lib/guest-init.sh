@@ -11,6 +11,8 @@
 # spliced in on the host:
 #   /vmrun/lib.params        pvq_locks.ko parameters (present when runs are)
 #   /vmrun/runs/1, 2, ...    one qspinlock_torture.ko parameter line each
+#                            (lib.NAME=VALUE words: pvq_locks.ko's writable
+#                            parameter NAME, for that run only)
 #   /vmrun/expect-poweroff   present with --expect-poweroff
 #   /vmrun/guest.sh          --guest-script, run with /vmrun/env sourced
 #   /vmrun/env               VMRUN_* and --guest-env exports (sh-quoted)
@@ -64,6 +66,34 @@ wait_poweroff() {
 	mark "run $n: still up $POWEROFF_GRACE s after the report"
 }
 
+# A run's lib.NAME=VALUE: the load's value is kept in /tmp/lib-saved/NAME.
+LIB_PARAMS_DIR=/sys/module/pvq_locks/parameters
+set_lib_param() {
+	name=${1%%=*}
+	if [ ! -f "$LIB_PARAMS_DIR/$name" ]; then
+		mark "run $n: cannot set pvq_locks parameter $name: there is none"
+		return 1
+	fi
+	mkdir -p /tmp/lib-saved
+	[ -f "/tmp/lib-saved/$name" ] ||
+		cat "$LIB_PARAMS_DIR/$name" >"/tmp/lib-saved/$name" 2>/dev/null
+	if ! echo "${1#*=}" >"$LIB_PARAMS_DIR/$name"; then
+		mark "run $n: cannot set pvq_locks parameter $name to ${1#*=}"
+		return 1
+	fi
+	mark "run $n: pvq_locks parameter $name=$(cat "$LIB_PARAMS_DIR/$name")"
+}
+
+restore_lib_params() {
+	[ -d /tmp/lib-saved ] || return 0
+	for saved in /tmp/lib-saved/*; do
+		[ -f "$saved" ] || continue
+		cat "$saved" >"$LIB_PARAMS_DIR/${saved##*/}"
+		mark "run $n: pvq_locks parameter ${saved##*/} back to $(cat "$LIB_PARAMS_DIR/${saved##*/}")"
+	done
+	rm -rf /tmp/lib-saved
+}
+
 n=1
 while [ -f "/vmrun/runs/$n" ]; do
 	params=$(cat "/vmrun/runs/$n")
@@ -74,9 +104,27 @@ while [ -f "/vmrun/runs/$n" ]; do
 		dmesg -c >/dev/null
 	fi
 	mark "run $n start: $params"
-	# shellcheck disable=SC2086 # one parameter per word (set -f above)
-	insmod /modules/qspinlock_torture.ko $params
-	mark "run $n insmod status $?"
+	# lib.NAME=VALUE words set pvq_locks.ko's writable parameter NAME for
+	# this run only (the value from the load is put back for the next);
+	# the others are the torture module's.
+	restore_lib_params
+	torture_params=
+	lib_ok=1
+	for w in $params; do
+		case $w in
+		lib.*=*)
+			set_lib_param "${w#lib.}" || lib_ok=
+			;;
+		*) torture_params="$torture_params $w" ;;
+		esac
+	done
+	if [ -n "$lib_ok" ]; then
+		# shellcheck disable=SC2086 # one parameter per word (set -f above)
+		insmod /modules/qspinlock_torture.ko $torture_params
+		mark "run $n insmod status $?"
+	else
+		mark "run $n insmod status 1"
+	fi
 	[ -n "$poweroff_run" ] && wait_poweroff
 	if grep -q '^qspinlock_torture ' /proc/modules; then
 		rmmod qspinlock_torture

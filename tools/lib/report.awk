@@ -15,6 +15,12 @@
 # type, B against A.
 # mode=plot: "level mean stdev" blocks of throughput, one per type, for
 # gnuplot (each block starts with "# type").
+# mode=ratioplot: the same blocks of each type's ratio to tas in the same
+# guest (to the baseline when tas was not measured), for the linear plot.
+#
+# The pseudo-type "ceiling" (tools/bench: tas with a lock per writer) is
+# the testbed's limit: it has a column in the throughput and efficiency
+# tables only, and efficiency = throughput / ceiling in the same guest.
 #
 # Other variables: test (welch|student, default welch), conf (default 0.95).
 # Columns are found by name in each file's header, so files written by
@@ -37,6 +43,8 @@ BEGIN {
 	metric("throughput", 1, "si", "Throughput: lock acquisitions per second, all threads")
 	metric("retention", 1, "ratio", "Retention: throughput at Nx / the same type's throughput at 1x (physical ideal about 1.0)")
 	metric("ratio", 1, "ratio", "Ratio to the baseline: throughput / the baseline type's throughput in the same guest")
+	metric("ratio_tas", 1, "ratio", "Ratio to tas: throughput / test-and-set's throughput in the same guest")
+	metric("efficiency", 1, "ratio", "Efficiency: throughput / the ceiling's throughput in the same guest (ceiling: tas with a lock per writer, no lock shared)")
 	metric("maxmin", 0, "si", "Fairness: per-thread max/min acquisitions (locktorture flags > 2)")
 	metric("jain", 1, "ratio", "Fairness: Jain's index over per-thread acquisitions (1 = even)")
 	metric("p99", 0, "ns", "Wait time, 99th percentile (lock call to lock owned)")
@@ -132,11 +140,11 @@ function sample(s, m, l, t,    n, rr, i, v, out, x, y) {
 			if (y <= 0)
 				continue
 			v = x / y
-		} else if (m == "ratio") {
+		} else if (m in refof) {
 			# Same guest, same repetition: the pairing is real.
-			if (!((s, "throughput", l, baseline, rr[i]) in R))
+			if (!((s, "throughput", l, refof[m], rr[i]) in R))
 				continue
-			y = R[s, "throughput", l, baseline, rr[i]]
+			y = R[s, "throughput", l, refof[m], rr[i]]
 			if (y <= 0)
 				continue
 			v = R[s, "throughput", l, t, rr[i]] / y
@@ -213,10 +221,15 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 		return
 	if (m == "ratio" && !(baseline in istype))
 		return
+	# Ratio to tas: a table of its own unless tas is the baseline.
+	if (m == "ratio_tas" && (!("tas" in istype) || baseline == "tas"))
+		return
+	if (m == "efficiency" && !("ceiling" in istype))
+		return
 	printf "### %s\n\n", mtitle[m]
 	base0 = pvtab && all_zero(1, m, baseline)
-	if (m == "ratio")
-		legend(m, "the baseline " baseline " is 1 by definition; " \
+	if (m in refof)
+		legend(m, refof[m] " is 1 by definition; " \
 		       "* = differs from 1 at " ST_CONF * 100 "% confidence " \
 		       "(" testname() "), neutral = does not.")
 	else if (base0)
@@ -231,6 +244,8 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 	omitted = ""
 	for (j = 1; j <= ntypes; j++) {
 		t = type[j]
+		if (!has_column(m, t))
+			continue
 		if (pvtab && t != baseline && all_zero(1, m, t)) {
 			omitted = omitted (omitted == "" ? "" : ", ") t
 			continue
@@ -246,7 +261,8 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 		return
 	}
 	for (j = 1; j <= nshown; j++)
-		heads[j] = shown[j] (shown[j] == baseline ? " (baseline)" : "")
+		heads[j] = shown[j] (shown[j] == baseline ? " (baseline)" : \
+				     shown[j] == "ceiling" ? " (limit)" : "")
 	md_head("overcommit", 1, heads, nshown)
 	for (i = 1; i <= nlevels; i++) {
 		l = level[i]
@@ -262,9 +278,13 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 				cell = "FAILED (" nfail[k] "/" nruns[k] ")"
 			else if (smp == "")
 				cell = "-"
-			else if (m == "retention" && l == "1")
+			else if ((m == "retention" && l == "1") ||
+				 ((m in refof) && t == refof[m]))
 				cell = "1 (reference)"
-			else {
+			else if (m in refof) {
+				cell = mean_sd(m, smp) " " \
+				       verdict(sample(1, m, l, refof[m]), smp) failnote(k)
+			} else {
 				cell = mean_sd(m, smp)
 				if (t != baseline && ref != "" && !base0) {
 					if (m != "ratio")
@@ -293,6 +313,10 @@ function compare_table(m,    i, j, l, t, a, b, ka, kb, ca, cb, change, v) {
 		return
 	if (m == "ratio" && !(baseline in istype))
 		return
+	if (m == "ratio_tas" && !("tas" in istype))
+		return
+	if (m == "efficiency" && !("ceiling" in istype))
+		return
 	printf "### %s\n\n", mtitle[m]
 	if (m == "ratio")
 		printf "Baseline type: %s.\n", baseline
@@ -305,6 +329,8 @@ function compare_table(m,    i, j, l, t, a, b, ka, kb, ca, cb, change, v) {
 		l = level[i]
 		for (j = 1; j <= ntypes; j++) {
 			t = type[j]
+			if (!has_column(m, t))
+				continue
 			if ((m in pvdef) && all_zero(1, m, t) && all_zero(2, m, t))
 				continue
 			if (m == "retention" && l == "1")
@@ -359,13 +385,18 @@ function failures(    i) {
 	printf "\n"
 }
 
-function plot(    i, j, l, t, smp) {
+# Throughput (m "throughput"), or the in-guest ratio to refof["ratioplot"]
+# (m "ratioplot"), for which the reference itself and the ceiling have no
+# line.
+function plot(m,    i, j, l, t, smp) {
 	for (j = 1; j <= ntypes; j++) {
 		t = type[j]
+		if (m == "ratioplot" && (t == refof[m] || t == "ceiling"))
+			continue
 		printf "# %s\n", t
 		for (i = 1; i <= nlevels; i++) {
 			l = level[i]
-			smp = sample(1, "throughput", l, t)
+			smp = sample(1, m, l, t)
 			if (smp != "")
 				printf "%s %.6g %.6g\n", l, st_mean(smp), st_sd(smp)
 		}
@@ -373,11 +404,22 @@ function plot(    i, j, l, t, smp) {
 	}
 }
 
+# Does metric m have a column for type t?  The ceiling is no lock: only
+# its throughput, and its efficiency (1), mean anything.
+function has_column(m, t) {
+	return t != "ceiling" || m == "throughput" || m == "efficiency"
+}
+
 END {
 	if (nset == 0)
 		exit 1
-	if (mode == "plot") {
-		plot()
+	# The in-guest ratios: to what each is taken.
+	refof["ratio"] = baseline
+	refof["ratio_tas"] = "tas"
+	refof["efficiency"] = "ceiling"
+	refof["ratioplot"] = ("tas" in istype) ? "tas" : baseline
+	if (mode == "plot" || mode == "ratioplot") {
+		plot(mode == "plot" ? "throughput" : "ratioplot")
 		exit 0
 	}
 	if (mode == "compare") {

@@ -12,4 +12,10 @@
  */
 u64 local_clock(void);
 
+/*
+ * Added to every local_clock() reading: a test makes the clock jump, as a
+ * vCPU sees it jump when the host did not run it for a while.
+ */
+extern u64 shim_clock_skew_ns;
+
 #endif
