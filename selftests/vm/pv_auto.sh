@@ -63,8 +63,9 @@ case $line in
 *) not_ok "$name" "${line:-no 'pv backend' line on the console}" ;;
 esac
 
+text=$(console_text "$console" 2>/dev/null)
 name="$type runs to SUCCESS on it"
-if console_text "$console" | grep -aq "$type-torture: --- End of test: SUCCESS"; then
+if grep -aq "$type-torture: --- End of test: SUCCESS" <<<"$text"; then
 	ok "$name"
 else
 	not_ok "$name" "vmrun exit $rc: $(grep -m 1 '^reason=' "$outdir/result" 2>/dev/null)"
@@ -72,7 +73,6 @@ fi
 
 # vmrun --run "... lib.NAME=VALUE": pvq_locks.ko's parameter for that run
 # only; an unknown one fails the run (insmod status 1), not the guest.
-text=$(console_text "$console" 2>/dev/null)
 name="--run lib.spin_threshold=77: set for run 2, read back from sysfs"
 if grep -aq "vmrun: run 2: pvq_locks parameter spin_threshold=77" <<<"$text"; then
 	ok "$name"

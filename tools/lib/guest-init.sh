@@ -86,11 +86,14 @@ set_lib_param() {
 
 restore_lib_params() {
 	[ -d /tmp/lib-saved ] || return 0
+	# Globbing is off (set -f above) for the parameter words: on for this.
+	set +f
 	for saved in /tmp/lib-saved/*; do
 		[ -f "$saved" ] || continue
 		cat "$saved" >"$LIB_PARAMS_DIR/${saved##*/}"
 		mark "run $n: pvq_locks parameter ${saved##*/} back to $(cat "$LIB_PARAMS_DIR/${saved##*/}")"
 	done
+	set -f
 	rm -rf /tmp/lib-saved
 }
 
