@@ -446,7 +446,9 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 {
 	bool halted = false, block = !unfair, pred_hashed;
 	bool can_wait = pvq_pv_can_wait();
-	struct pvq_head_clock hc = { .bound_ns = pvq_unfair_bound_ns() };
+	struct pvq_head_clock hc = {
+		.bound_ns = unfair ? pvq_unfair_bound_ns() : 0,
+	};
 	u8 locked;
 
 	for (;;) {

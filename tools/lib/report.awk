@@ -16,7 +16,8 @@
 # mode=plot: "level mean stdev" blocks of throughput, one per type, for
 # gnuplot (each block starts with "# type").
 # mode=ratioplot: the same blocks of each type's ratio to tas in the same
-# guest (to the baseline when tas was not measured), for the linear plot.
+# guest (to the baseline when tas was not measured), for the linear plot;
+# a first line "#ref T" names the reference.
 #
 # The pseudo-type "ceiling" (tools/bench: tas with a lock per writer) is
 # the testbed's limit: it has a column in the throughput and efficiency
@@ -217,14 +218,10 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 	pvtab = (m in pvdef)
 	if (pvtab && !hasevents[1])
 		return
-	if (m == "retention" && !("1" in islevel))
-		return
-	if (m == "ratio" && !(baseline in istype))
+	if (!has_table(m))
 		return
 	# Ratio to tas: a table of its own unless tas is the baseline.
-	if (m == "ratio_tas" && (!("tas" in istype) || baseline == "tas"))
-		return
-	if (m == "efficiency" && !("ceiling" in istype))
+	if (m == "ratio_tas" && baseline == "tas")
 		return
 	printf "### %s\n\n", mtitle[m]
 	base0 = pvtab && all_zero(1, m, baseline)
@@ -309,13 +306,7 @@ function testname() {
 function compare_table(m,    i, j, l, t, a, b, ka, kb, ca, cb, change, v) {
 	if ((m in pvdef) && !(hasevents[1] && hasevents[2]))
 		return
-	if (m == "retention" && !("1" in islevel))
-		return
-	if (m == "ratio" && !(baseline in istype))
-		return
-	if (m == "ratio_tas" && !("tas" in istype))
-		return
-	if (m == "efficiency" && !("ceiling" in istype))
+	if (!has_table(m))
 		return
 	printf "### %s\n\n", mtitle[m]
 	if (m == "ratio")
@@ -389,6 +380,8 @@ function failures(    i) {
 # (m "ratioplot"), for which the reference itself and the ceiling have no
 # line.
 function plot(m,    i, j, l, t, smp) {
+	if (m == "ratioplot")
+		printf "#ref %s\n", refof[m]
 	for (j = 1; j <= ntypes; j++) {
 		t = type[j]
 		if (m == "ratioplot" && (t == refof[m] || t == "ceiling"))
@@ -402,6 +395,14 @@ function plot(m,    i, j, l, t, smp) {
 		}
 		printf "\n\n"
 	}
+}
+
+# Has metric m a table at all?  Retention needs level 1; an in-guest
+# ratio needs its reference measured.
+function has_table(m) {
+	if (m == "retention" && !("1" in islevel))
+		return 0
+	return !(m in refof) || (refof[m] in istype)
 }
 
 # Does metric m have a column for type t?  The ceiling is no lock: only
