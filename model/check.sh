@@ -4,11 +4,12 @@
 # check.sh -- model-check model/pvqspinlock.pml and model/pvticket.pml
 # with SPIN, print TAP.
 #
-# pvqspinlock.pml: for the model of the C code (fair and unfair, 3 CPUs x 2
-# acquisitions, plus 4 CPUs x 1 and a spurious-wakeup backend) it runs the
-# safety search (assertions: mutual exclusion, the C code's WARNs, one hash
-# entry per lock, no steal past the pending bit, a robbed head can halt
-# again; invalid end states: nobody halted or stuck forever) and the
+# pvqspinlock.pml: for the model of the C code (fair, fair with
+# fair_bound_us and unfair, 3 CPUs x 2 acquisitions, plus 4 CPUs x 1 and a
+# spurious-wakeup backend) it runs the safety search (assertions: mutual
+# exclusion, the C code's WARNs, one hash entry per lock, no steal past
+# the pending bit, a robbed head can halt again; invalid end states:
+# nobody halted or stuck forever) and the
 # liveness search (LTL "live", acceptance cycles under weak fairness) and
 # requires "errors: 0" from a complete search.  For every seeded bug (among
 # them the C code before each fix of README.md "Findings") it requires a
@@ -251,6 +252,10 @@ add pass safety "" \
 	"fair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt; no invalid end state)" O2
 add pass safety "-DUNFAIR" \
 	"unfair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt; no invalid end state)" O2
+add pass safety "-DFAIR_BOUND" \
+	"fair with fair_bound_us, 3 CPUs x 2: safety" O2
+add pass live "-DFAIR_BOUND" \
+	"fair with fair_bound_us, 3 CPUs x 2: liveness <>(all CPUs done), weak fairness" O2
 add pass safety "-DNCPU=4 -DITERS=1" \
 	"fair, 4 CPUs x 1: safety" O2
 add pass safety "-DNCPU=4 -DITERS=1 -DUNFAIR" \

@@ -48,6 +48,10 @@
  *
  *   UNFAIR         the unfair instance pvq_slowpath(pv, unfair = true):
  *                  pvq_unfair_steal() at entry and the unfair queue head.
+ *   FAIR_BOUND     the fair instance with fair_bound_us set: the queue
+ *                  head competes without the pending bit until it blocks
+ *                  stealing, at any iteration (the bound, or the second
+ *                  halt), and clears the bit before it halts.
  *   NCPU           CPUs (default 3).
  *   ITERS, ITERS0  lock acquisitions of CPUs 1..NCPU-1 and of CPU 0
  *                  (default 2 and ITERS; a second acquisition reuses the
@@ -147,6 +151,11 @@
 #define HALTED		1	/* PVQ_VCPU_HALTED */
 #define HASHED		2	/* PVQ_VCPU_HASHED */
 
+#ifdef FAIR_BOUND
+#define IS_BOUNDED	1
+#else
+#define IS_BOUNDED	0
+#endif
 #ifdef UNFAIR
 #define IS_UNFAIR	1
 #else
@@ -494,7 +503,7 @@ wait_head:
 			pred_hashed = (nd_state[me] == HASHED);
 			seen_slow = 0;
 #endif
-			block = !IS_UNFAIR
+			block = !IS_UNFAIR && !IS_BOUNDED
 		};
 wh_loop:
 		nd_state[me] = RUNNING;
@@ -543,14 +552,16 @@ wh_loop:
 			:: lk_locked != 0
 			fi;
 			/*
-			 * Unfair: local_clock() >= block_at, the starvation
-			 * bound, may be reached at any iteration; then no more
-			 * stealing (WRITE_ONCE(lock->pending, 1)).
+			 * Unfair or FAIR_BOUND: the starvation bound may be
+			 * reached at any iteration; then no more stealing
+			 * (WRITE_ONCE(lock->pending, 1)).  The fair head's
+			 * block at its second halt is the second choice: the
+			 * bit is set, and cleared below before it halts.
 			 */
 			if
 			:: skip
 			:: break
-#ifdef UNFAIR
+#if defined(UNFAIR) || defined(FAIR_BOUND)
 			:: d_step { lk_pending = 1; block = 1 }
 			:: d_step { lk_pending = 1; block = 1 }; break
 #endif

@@ -25,6 +25,11 @@ PVQ_RANGED_PARAM(queue_spin_threshold, pvq_queue_spin_threshold, 1,
 		 PVQ_SPIN_THRESHOLD_MAX);
 MODULE_PARM_DESC(queue_spin_threshold, "Spin loops before a PV queued waiter or queue head halts, fair and unfair (1..2^30, default 256)");
 
+#ifdef PVQ_PV_QSPINLOCK
+PVQ_RANGED_PARAM(fair_bound_us, pvq_fair_bound_us, 0, 1000000);
+MODULE_PARM_DESC(fair_bound_us, "Fair PV qspinlock: a queue head lets the slow path's one steal attempt take the free lock until it has been starved this long (us), then blocks stealing (0..1000000, default 10; 0: at once)");
+#endif
+
 int pvq_pv_params_init(void)
 {
 	int err = pvq_pv_select(pv_backend);

@@ -6,12 +6,12 @@
  * A queued waiter spins for pvq_queue_spin_threshold loops on its MCS node,
  * then halts; the CPU that hands it the queue head defers its kick to unlock
  * time.
- * The queue head spins (with the pending bit set, so nobody steals the lock
- * from under it), then records lock -> node in the hash table, turns the
- * locked byte into PVQ_SLOW_VAL and halts; the unlocker, whose cmpxchg
- * 1 -> 0 fails on the slow value, finds the node in the hash, releases the
- * lock and kicks the node's CPU.  Documentation/pv.rst walks through the
- * races and how each is closed.
+ * The queue head spins (with the pending bit set, once it has been starved
+ * for fair_bound_us, so nobody steals the lock from under it), then records
+ * lock -> node in the hash table, turns the locked byte into PVQ_SLOW_VAL
+ * and halts; the unlocker, whose cmpxchg 1 -> 0 fails on the slow value,
+ * finds the node in the hash, releases the lock and kicks the node's CPU.
+ * Documentation/pv.rst walks through the races and how each is closed.
  */
 #include <linux/atomic.h>
 #include <linux/bug.h>
@@ -36,7 +36,7 @@
 
 /* How often a spinning queued waiter looks at its predecessor's state. */
 #define PVQ_PREV_CHECK_MASK	0xff
-/* How often an unfair queue head looks at the clock while it spins. */
+/* How often a queue head that lets stealers in looks at the clock. */
 #define PVQ_CLOCK_CHECK_MASK	0xf
 /*
  * A longer gap between two of its looks at the clock means the head did
@@ -303,6 +303,15 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 		pvq_pv_kick(node->cpu);	/* no deferral possible: wake it now */
 }
 
+/*
+ * fair_bound_us (pvqspinlock.h).  A head that reserves the lock at once
+ * holds it for nobody while the host does not run its vCPU: at 2x that
+ * put the fair lock's p99 wait at 15 us against test-and-set's 1 us; with
+ * 10 us of starved time first it was 0.95 us (Documentation/performance.rst).
+ */
+#define PVQ_FAIR_BOUND_US_DEFAULT	10
+int pvq_fair_bound_us = PVQ_FAIR_BOUND_US_DEFAULT;
+
 #ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 int pvq_starvation_bound_us = PVQ_STARVATION_BOUND_US_DEFAULT;
 int pvq_steal_spin = PVQ_STEAL_SPIN_DEFAULT;
@@ -326,8 +335,16 @@ static u64 pvq_unfair_bound_ns(void)
 }
 #endif
 
+/* A queue head's starvation bound: how long it lets stealers pass it. */
+static u64 pvq_head_bound_ns(bool unfair)
+{
+	if (unfair)
+		return pvq_unfair_bound_ns();
+	return (u64)READ_ONCE(pvq_fair_bound_us) * NSEC_PER_USEC;
+}
+
 /*
- * An unfair queue head's starvation clock: how long it was starved, i.e.
+ * A queue head's starvation clock: how long it was starved, i.e.
  * ran and lost the free lock to stealers.  Wall-clock time would also
  * count the time its vCPU was preempted, and the time a holder kept the
  * lock (preempted itself, perhaps): under overcommit nearly every head
@@ -386,7 +403,7 @@ static bool pvq_head_take_reserved(struct pvq_qspinlock *lock)
 			       PVQ_LOCKED_VAL) == PVQ_PENDING_VAL;
 }
 
-/* Unfair queue head: no more stealing until we have the lock. */
+/* Queue head: no more stealing until we have the lock. */
 static void pvq_head_block_stealing(struct pvq_qspinlock *lock, bool *block)
 {
 	*block = true;
@@ -396,9 +413,9 @@ static void pvq_head_block_stealing(struct pvq_qspinlock *lock, bool *block)
 
 /*
  * Queue head: spin up to the threshold for the lock; true once ours.
- * With *@block set, the pending bit keeps stealers out.  Without it (unfair
- * mode, not starving yet) we compete with them, and set *@block once @hc
- * says that we were starved past the starvation bound.
+ * With *@block set, the pending bit keeps stealers out.  Without it (not
+ * starving yet) we compete with them, and set *@block once @hc says that
+ * we were starved past the starvation bound.
  */
 static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
 			  struct pvq_head_clock *hc)
@@ -432,11 +449,14 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
  * until the unlock that consumes it clears the flag, we must not hash
  * ourselves, or the table would hold two entries for one lock.
  *
- * Fair mode blocks stealing while it spins and lets stealers in while it
- * halts.  Unfair mode lets them in until it has been starved for the
- * starvation bound (pvq_head_starving()) or is about to halt for the
- * second time, whichever comes first, then blocks them until it owns the
- * lock, halted or not.
+ * Fair mode blocks stealing while it spins (after fair_bound_us of
+ * starved time or from its second halt on; 0: at once) and lets
+ * stealers in while it halts; its stealers make the slow path's one
+ * attempt each, no steal loop.
+ * Unfair mode lets them in until it has been starved for the starvation
+ * bound (pvq_head_starving()) or is about to halt for the second time,
+ * whichever comes first, then blocks them until it owns the lock, halted
+ * or not.
  *
  * A head that cannot halt (pvq_pv_can_wait()) only spins, in either mode.
  */
@@ -444,11 +464,10 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 					 struct pvq_mcs_node *node,
 					 const bool unfair)
 {
-	bool halted = false, block = !unfair, pred_hashed;
+	struct pvq_head_clock hc = { .bound_ns = pvq_head_bound_ns(unfair) };
+	bool block = !unfair && !hc.bound_ns;
 	bool can_wait = pvq_pv_can_wait();
-	struct pvq_head_clock hc = {
-		.bound_ns = unfair ? pvq_unfair_bound_ns() : 0,
-	};
+	bool halted = false, pred_hashed;
 	u8 locked;
 
 	for (;;) {
@@ -460,6 +479,15 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 			continue;
 		}
 		if (!unfair) {
+			/*
+			 * Fair, still competing (fair_bound_us) before its
+			 * second halt: stealers it does not see (they took
+			 * the lock before it read the byte free) may have
+			 * passed it all along.  From here on it reserves the
+			 * lock whenever it spins, as a head with no bound.
+			 */
+			if (halted && !block)
+				pvq_head_block_stealing(lock, &block);
 			/* Fair: about to halt, let running vCPUs take the lock. */
 			WRITE_ONCE(lock->pending, 0);
 		} else if (halted && !block) {

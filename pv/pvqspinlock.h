@@ -18,6 +18,15 @@
 
 #define PVQ_SLOW_VAL		(3U << PVQ_LOCKED_OFFSET)
 
+/*
+ * Fair mode: how long (us of starved time, as pvq_head_starving() counts
+ * it) a queue head competes with the slow path's one steal attempt before
+ * it blocks stealing with the pending bit; 0 blocks at once.  The module
+ * parameter fair_bound_us sets it; pvqspinlock.c has the default (out of
+ * this header, which every user of a built-in lock includes).
+ */
+extern int pvq_fair_bound_us;
+
 void pvq_pv_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
 void pvq_pv_qspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked);
 

@@ -78,6 +78,7 @@ struct stress_type {
 	const char *name;
 	const struct lock_adapter *lock;
 	const char *pv;		/* PV backend, NULL for the native locks */
+	bool reserve_at_once;	/* the fair PV qspinlock's fair_bound_us 0 */
 };
 
 #if PVQ_STRESS_BREAK
@@ -114,16 +115,22 @@ static struct lock_adapter broken_tas;
  * backend; then the PV ones again with the "none" backend.
  */
 static struct stress_type types[] = {
-#define PVQ_LOCK_TYPE(name, prefix, lock, option)			\
-	PVQ_BUILT_ITEM(option, { #name, &lock_adapter_##name,		\
-				 PVQ_HALTS_##option ? "futex" : NULL })
+#define PVQ_LOCK_TYPE(type, prefix, word, option)			\
+	PVQ_BUILT_ITEM(option, { .name = #type, .lock = &lock_adapter_##type, \
+				 .pv = PVQ_HALTS_##option ? "futex" : NULL })
 #include "lock_types_list.h"
 #undef PVQ_LOCK_TYPE
-#define PVQ_LOCK_TYPE(name, prefix, lock, option)			\
-	PVQ_IF_HALTS(option, { #name "-none", &lock_adapter_##name, "none" }, \
+#define PVQ_LOCK_TYPE(type, prefix, word, option)			\
+	PVQ_IF_HALTS(option, { .name = #type "-none",			\
+			       .lock = &lock_adapter_##type, .pv = "none" }, \
 		     /* the item's comma */)
 #include "lock_types_list.h"
 #undef PVQ_LOCK_TYPE
+#ifdef PVQ_PV_QSPINLOCK
+	/* The fair head that reserves the lock at once (no fair bound). */
+	{ .name = "pvqspinlock-reserve", .lock = &lock_adapter_pvqspinlock,
+	  .pv = "futex", .reserve_at_once = true },
+#endif
 };
 
 /* The lock under test, and on another cache line, what it protects. */
@@ -267,6 +274,11 @@ static void print_lock_events(void)
 }
 
 #ifdef PVQ_PARAVIRT_SPINLOCKS
+#ifdef PVQ_PV_QSPINLOCK
+/* The lock's own fair_bound_us, saved before a type sets its own. */
+static int fair_bound_default;
+#endif
+
 /* Choose the type's backend and threshold, and zero its counters. */
 static void pv_setup(const struct stress_type *type)
 {
@@ -276,6 +288,9 @@ static void pv_setup(const struct stress_type *type)
 		ksft_exit_fail_msg("no PV backend %s\n", type->pv);
 	pvq_spin_threshold = cfg.spin_threshold;
 	pvq_queue_spin_threshold = cfg.spin_threshold;
+#ifdef PVQ_PV_QSPINLOCK
+	pvq_fair_bound_us = type->reserve_at_once ? 0 : fair_bound_default;
+#endif
 	pvq_futex_reset();
 }
 
@@ -507,6 +522,7 @@ int main(int argc, char **argv)
 #endif
 	setup_pinning();
 #ifdef PVQ_PV_QSPINLOCK
+	fair_bound_default = pvq_fair_bound_us;
 	if (pvq_hash_init())
 		ksft_exit_fail_msg("pvq_hash_init failed\n");
 #endif

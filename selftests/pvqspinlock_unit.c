@@ -175,6 +175,8 @@ static bool head_spins_another_round(struct pvq_qspinlock *lock)
 	ASSERT_EQ(0, pvq_hash_init());					\
 	ASSERT_EQ(0, pvq_pv_select("futex"));				\
 	pvq_queue_spin_threshold = UNIT_SPIN_THRESHOLD;			\
+	/* Fair heads reserve the lock at once unless a test says so. */	\
+	pvq_fair_bound_us = 0;						\
 	pvq_pv_qspin_init(lock);					\
 	pvq_lock_events_reset();					\
 	pvq_futex_reset();						\
@@ -723,6 +725,59 @@ TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
 	ASSERT_TRUE(poll_until(flag_read(&c.done)));
 	EXPECT_EQ(0u, word(&self->lock));
 	ASSERT_TRUE(contender_finish(&c));
+}
+
+/*
+ * With fair_bound_us set, the fair queue head competes for the free lock
+ * without the pending bit until it has been starved that long: it spins
+ * for a lock we hold without reserving it, and takes it when we let go.
+ */
+TEST_F(pvqspin, fair_head_with_bound_spins_without_pending)
+{
+	struct contender a;
+
+	pvq_fair_bound_us = 500000;
+	pvq_queue_spin_threshold = 1 << 30;
+	pvq_pv_qspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &lock_adapter_pvqspinlock,
+				     &self->lock, 1, false));
+	ASSERT_TRUE(poll_until((word(&self->lock) & PVQ_TAIL_MASK) ==
+			       tail_of(1, 0)));
+	EXPECT_TRUE(stays_false(READ_ONCE(self->lock.pending)))
+		TH_LOG("the head reserved the lock: word %#x",
+		       word(&self->lock));
+	EXPECT_FALSE(flag_read(&a.acquired));
+	pvq_pv_qspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&a.done)));
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EVENT(steal_block, 0);
+	EXPECT_EQ(0UL, pvq_futex_waits(1));
+}
+
+/*
+ * ... and blocks stealing from its second halt on: stealers it never saw
+ * may have passed it all along.  It halts with the pending bit clear (a
+ * fair head lets running vCPUs take the lock while it sleeps).
+ */
+TEST_F(pvqspin, fair_head_with_bound_blocks_at_second_halt)
+{
+	struct contender a;
+
+	pvq_fair_bound_us = 500000;
+	pvq_pv_qspin_lock(&self->lock);
+	ASSERT_TRUE(start_head(&a, &self->lock, 1, false));
+	EXPECT_EVENT(steal_block, 0);
+	pvq_pv_kick(1);
+	ASSERT_TRUE(poll_until(pvq_futex_parks(1) == 2 &&
+			       pvq_futex_parked(1)))
+		TH_LOG("parks %lu", pvq_futex_parks(1));
+	EXPECT_EVENT(steal_block, 1);
+	EXPECT_EQ(tail_of(1, 0) | PVQ_SLOW_VAL, word(&self->lock));
+	pvq_pv_qspin_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&a));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
 }
 
 /* An unlock that finds neither the owner's value nor the slow one. */
