@@ -15,4 +15,4 @@ PVQ_RANGED_PARAM(steal_spin, pvq_steal_spin, 1, 1 << 30);
 MODULE_PARM_DESC(steal_spin, "Unfair mode: loops a contender spins stealing before it queues (1..2^30, default 128)");
 
 PVQ_RANGED_PARAM(steal_budget, pvq_steal_budget, 0, PVQ_STEAL_BUDGET_MAX);
-MODULE_PARM_DESC(steal_budget, "Unfair mode: steals past queued waiters a CPU may make before it must queue itself (0..2^30, default 8; 0: never pass a queue)");
+MODULE_PARM_DESC(steal_budget, "Unfair mode: steals past queued waiters a CPU may make before it must queue itself (0..2^30, default 1024; 0: never pass a queue)");
