@@ -478,28 +478,22 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 			pvq_pv_spinning();	/* see pv_ops.h */
 			continue;
 		}
-		if (!unfair) {
+		if (halted && !block) {
 			/*
-			 * Fair, still competing (fair_bound_us) before its
-			 * second halt: stealers it does not see (they took
-			 * the lock before it read the byte free) may have
-			 * passed it all along.  From here on it reserves the
-			 * lock whenever it spins, as a head with no bound.
-			 */
-			if (halted && !block)
-				pvq_head_block_stealing(lock, &block);
-			/* Fair: about to halt, let running vCPUs take the lock. */
-			WRITE_ONCE(lock->pending, 0);
-		} else if (halted && !block) {
-			/*
-			 * Unfair, robbed once already: while we halted, and
-			 * until the host ran us after the kick, anybody could
-			 * pass us.  Not a second time: from here on how long
-			 * we are passed does not depend on how slowly our
-			 * vCPU wakes.
+			 * Still letting stealers in, and robbed once already:
+			 * while we halted, and until the host ran us after the
+			 * kick, anybody could pass us, and stealers that took
+			 * the lock before we read it free never showed on our
+			 * clock.  Not a second time: from here on how long we
+			 * are passed does not depend on how slowly our vCPU
+			 * wakes.  (Fair mode: we reserve the lock whenever we
+			 * spin, as a head with no fair_bound_us.)
 			 */
 			pvq_head_block_stealing(lock, &block);
 		}
+		/* Fair: about to halt, let running vCPUs take the lock. */
+		if (!unfair)
+			WRITE_ONCE(lock->pending, 0);
 
 		/*
 		 * Read barrier: pvq_pv_kick_node() set ->pred_hashed before
