@@ -20,6 +20,7 @@
  *                           pvq_wait_head() (fair and unfair), pvq_head_spin(),
  *                           pvq_head_take_free(), pvq_head_take_reserved(),
  *                           pvq_hash(), pvq_unhash(), pvq_unfair_steal(),
+ *                           pvq_fair_steal(),
  *                           pvq_pv_qspin_unlock_slowpath()
  *   qspinlock/qspinlock_internal.h  struct pvq_mcs_node: state, pred_hashed
  *   pv/pv_ops.h             the wait(ptr, val) / kick(cpu) contract
@@ -36,7 +37,8 @@
  *    smp_store_mb() in program order, which SC can express).
  *  - One lock, one MCS node per CPU (no nesting: node->count and the tail
  *    index are always 0; a tail is "cpu + 1", 0 meaning no queue).
- *  - Spin thresholds (pvq_spin_threshold, pvq_steal_spin, the 256-loop
+ *  - Spin thresholds (pvq_spin_threshold, pvq_steal_spin,
+ *    pvq_fair_steal_spin, the 256-loop
  *    predecessor check of pvq_wait_early(), the starvation-bound clock) are
  *    nondeterministic: a spinner may give up after any failed iteration.
  *  - Statistics (pvq_stat_*, pvq_note_*), prefetchw() and cpu_relax() are
@@ -71,7 +73,7 @@
  *      table never holds two entries for one lock", and two claims of the
  *      docs:
  *      - no steal past the pending bit: a steal (pvq_pv_trylock_steal(),
- *        pvq_unfair_steal()) never takes the lock while the queue head's
+ *        pvq_fair_steal(), pvq_unfair_steal()) never takes the lock while the queue head's
  *        pending bit is set (pv.rst "stealers stay out", unfair.rst "the
  *        head's cmpxchg of pending -> locked is the only way to the lock");
  *      - a robbed head can halt again: a queue head never declines to hash
@@ -209,6 +211,16 @@ bit  g_unhashed[NCPU];		/* an unlock consumed c's entry, cleared its flag */
 #define STEAL_FREE	(lk_locked == 0)
 #else
 #define STEAL_FREE	(lk_locked == 0 && lk_pending == 0)
+#endif
+
+/*
+ * The steal loop's condition besides the pending bit: the unfair one
+ * steals with or without a queue, the fair one only past a queue.
+ */
+#ifdef UNFAIR
+#define STEAL_QUEUE	1
+#else
+#define STEAL_QUEUE	(lk_tail != 0)
 #endif
 
 ltl live { <> (ndone == NCPU) }
@@ -354,19 +366,24 @@ top:
 		 * pvq_slowpath(lock, val, pv = true, unfair).  PV: no pending
 		 * waiter (pvq_pending_acquire() is skipped), so val is unused.
 		 */
-#ifdef UNFAIR
 		/*
-		 * pvq_unfair_steal(): spin, stealing the lock whenever the
-		 * locked byte is free, until the pending bit (a starving head)
-		 * says stop, or until pvq_steal_spin loops (after any
-		 * iteration, nondeterministically).  Each guard is one
-		 * atomic_read() of the whole word.
+		 * The steal loop before queueing.  Unfair, pvq_unfair_steal():
+		 * spin, stealing the lock whenever the locked byte is free,
+		 * until the pending bit (a starving head) says stop, or until
+		 * pvq_steal_spin loops (after any iteration,
+		 * nondeterministically).  Fair, pvq_fair_steal(): the same
+		 * while a queue exists (no queue: go and head it), until
+		 * pvq_fair_steal_spin loops; 0 loops, the other default, is
+		 * the one attempt of pvq_pv_trylock_steal() below.  Each guard
+		 * is one atomic_read() of the whole word.
 		 */
 		do
-		:: lk_pending -> break			/* blocked: queue */
-		:: !lk_pending && lk_locked != 0 -> skip	/* spin on */
-		:: !lk_pending && lk_locked != 0 -> break	/* loops used up */
-		:: !lk_pending && lk_locked == 0 ->
+		:: lk_pending || !STEAL_QUEUE -> break	/* blocked: queue */
+		:: !lk_pending && STEAL_QUEUE && lk_locked != 0 ->
+			skip				/* spin on */
+		:: !lk_pending && STEAL_QUEUE && lk_locked != 0 ->
+			break				/* loops used up */
+		:: !lk_pending && STEAL_QUEUE && lk_locked == 0 ->
 			/*
 			 * cmpxchg_acquire(&lock->locked_pending, 0,
 			 * LOCKED_VAL)
@@ -386,7 +403,6 @@ top:
 				fi
 			}
 		od;
-#endif
 
 		/*
 		 * pvq_queue_acquire(), pvq_pv_trylock_steal(): one

@@ -11,6 +11,9 @@
 #include <linux/moduleparam.h>
 
 #include "glue.h"
+#ifdef PVQ_PV_QSPINLOCK
+#include "pvqspinlock_hooks.h"
+#endif
 
 #define PVQ_SPIN_THRESHOLD_MAX	(1 << 30)
 
@@ -27,7 +30,11 @@ MODULE_PARM_DESC(queue_spin_threshold, "Spin loops before a PV queued waiter or 
 
 #ifdef PVQ_PV_QSPINLOCK
 PVQ_RANGED_PARAM(fair_bound_us, pvq_fair_bound_us, 0, 1000000);
-MODULE_PARM_DESC(fair_bound_us, "Fair PV qspinlock: a queue head lets the slow path's one steal attempt take the free lock until it has been starved this long (us), then blocks stealing (0..1000000, default 10; 0: at once)");
+MODULE_PARM_DESC(fair_bound_us, "Fair PV qspinlock: a queue head lets contenders take the free lock until it has been starved this long (us), then blocks stealing (0..1000000, default 10; 0: at once)");
+
+PVQ_RANGED_PARAM(fair_steal_spin, pvq_fair_steal_spin, 0,
+		 PVQ_FAIR_STEAL_SPIN_MAX);
+MODULE_PARM_DESC(fair_steal_spin, "Fair PV qspinlock: loops a contender keeps trying to take the free lock, while a queue waits and its head has not blocked stealing, before it queues (0..2^30, default 128; 0: the one attempt on queueing only)");
 #endif
 
 int pvq_pv_params_init(void)

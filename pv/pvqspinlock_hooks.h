@@ -20,6 +20,15 @@ void pvq_pv_init_node(struct pvq_mcs_node *node);
 /* The one steal attempt on entry: take a free lock unless the head blocks it. */
 bool pvq_pv_trylock_steal(struct pvq_qspinlock *lock);
 
+/*
+ * Fair entry: before queueing, keep trying to take the free lock for up to
+ * pvq_fair_steal_spin loops (the fair_steal_spin parameter; 0: not at all),
+ * while there is a queue whose head has not reserved the lock.
+ */
+#define PVQ_FAIR_STEAL_SPIN_MAX		(1 << 30)	/* as good as unlimited */
+extern int pvq_fair_steal_spin;
+bool pvq_fair_steal(struct pvq_qspinlock *lock);
+
 /* Queued, not head: spin, then halt until @node->locked is set. */
 void pvq_pv_wait_node(struct pvq_mcs_node *node, struct pvq_mcs_node *prev);
 
@@ -63,6 +72,11 @@ static inline void pvq_pv_init_node(struct pvq_mcs_node *node)
 }
 
 static inline bool pvq_pv_trylock_steal(struct pvq_qspinlock *lock)
+{
+	return false;
+}
+
+static inline bool pvq_fair_steal(struct pvq_qspinlock *lock)
 {
 	return false;
 }

@@ -277,8 +277,11 @@ static __always_inline void pvq_slowpath(struct pvq_qspinlock *lock,
 	if (!pv && pvq_pending_acquire(lock, &val))
 		return;
 
-	/* Unfair: try to steal for a while before queueing. */
-	if (unfair && pvq_unfair_steal(lock))
+	/*
+	 * Unfair: try to steal for a while before queueing.  Fair PV: the
+	 * same while a queue waits and its head has not reserved the lock.
+	 */
+	if (unfair ? pvq_unfair_steal(lock) : pv && pvq_fair_steal(lock))
 		return;
 
 	idx = node->count++;

@@ -38,6 +38,9 @@
 
 #include "pv_futex.h"
 #include "pvq_locks.h"
+#ifdef PVQ_PV_QSPINLOCK
+#include "pvqspinlock_hooks.h"
+#endif
 #include "lock_stats.h"
 #include "torture_stats.h"
 
@@ -78,7 +81,11 @@ struct stress_type {
 	const char *name;
 	const struct lock_adapter *lock;
 	const char *pv;		/* PV backend, NULL for the native locks */
-	bool reserve_at_once;	/* the fair PV qspinlock's fair_bound_us 0 */
+	/*
+	 * The fair PV qspinlock as it was: fair_bound_us 0 (its head reserves
+	 * the lock at once) and fair_steal_spin 0 (one steal attempt).
+	 */
+	bool reserve_at_once;
 };
 
 #if PVQ_STRESS_BREAK
@@ -127,7 +134,7 @@ static struct stress_type types[] = {
 #include "lock_types_list.h"
 #undef PVQ_LOCK_TYPE
 #ifdef PVQ_PV_QSPINLOCK
-	/* The fair head that reserves the lock at once (no fair bound). */
+	/* The fair lock whose head reserves at once, with no steal loop. */
 	{ .name = "pvqspinlock-reserve", .lock = &lock_adapter_pvqspinlock,
 	  .pv = "futex", .reserve_at_once = true },
 #endif
@@ -275,8 +282,8 @@ static void print_lock_events(void)
 
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 #ifdef PVQ_PV_QSPINLOCK
-/* The lock's own fair_bound_us, saved before a type sets its own. */
-static int fair_bound_default;
+/* The lock's own fair_bound_us and fair_steal_spin, saved before use. */
+static int fair_bound_default, fair_steal_default;
 #endif
 
 /* Choose the type's backend and threshold, and zero its counters. */
@@ -290,6 +297,7 @@ static void pv_setup(const struct stress_type *type)
 	pvq_queue_spin_threshold = cfg.spin_threshold;
 #ifdef PVQ_PV_QSPINLOCK
 	pvq_fair_bound_us = type->reserve_at_once ? 0 : fair_bound_default;
+	pvq_fair_steal_spin = type->reserve_at_once ? 0 : fair_steal_default;
 #endif
 	pvq_futex_reset();
 }
@@ -523,6 +531,7 @@ int main(int argc, char **argv)
 	setup_pinning();
 #ifdef PVQ_PV_QSPINLOCK
 	fair_bound_default = pvq_fair_bound_us;
+	fair_steal_default = pvq_fair_steal_spin;
 	if (pvq_hash_init())
 		ksft_exit_fail_msg("pvq_hash_init failed\n");
 #endif

@@ -175,8 +175,10 @@ static bool head_spins_another_round(struct pvq_qspinlock *lock)
 	ASSERT_EQ(0, pvq_hash_init());					\
 	ASSERT_EQ(0, pvq_pv_select("futex"));				\
 	pvq_queue_spin_threshold = UNIT_SPIN_THRESHOLD;			\
-	/* Fair heads reserve the lock at once unless a test says so. */	\
+	/* Fair heads reserve the lock at once unless a test says so, */	\
 	pvq_fair_bound_us = 0;						\
+	/* and fair contenders make the one steal attempt only. */	\
+	pvq_fair_steal_spin = 0;					\
 	pvq_pv_qspin_init(lock);					\
 	pvq_lock_events_reset();					\
 	pvq_futex_reset();						\
@@ -725,6 +727,81 @@ TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
 	ASSERT_TRUE(poll_until(flag_read(&c.done)));
 	EXPECT_EQ(0u, word(&self->lock));
 	ASSERT_TRUE(contender_finish(&c));
+}
+
+/*
+ * fair_steal_spin: a fair contender that finds a queue whose head has not
+ * reserved the lock stays out of the queue and keeps trying to take the
+ * lock; it gets it as soon as we let go, past the queue.
+ */
+TEST_F(pvqspin, fair_contender_keeps_stealing_past_queue)
+{
+	u32 held = tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL;
+	struct contender c;
+
+	pvq_fair_steal_spin = PVQ_FAIR_STEAL_SPIN_MAX;
+	atomic_set(&self->lock.val, held);
+	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvqspinlock,
+				     &self->lock, 1, false));
+	EXPECT_TRUE(stays_false(word(&self->lock) != held))
+		TH_LOG("the contender queued: word %#x", word(&self->lock));
+	EXPECT_FALSE(flag_read(&c.acquired));
+	pvq_pv_qspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&c.done)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
+	EXPECT_TRUE(!READ_ONCE(node_of(GHOST_CPU, 0)->next));
+	EXPECT_EQ(0UL, pvq_futex_waits(1));
+	EXPECT_EVENT(lock_stealing, 1);
+}
+
+/*
+ * Wait until contender @c (CPU 1) has queued behind the ghost head, then
+ * let the ghost head take the lock from us, pass the queue on and unlock:
+ * @c must get the lock through the queue.
+ */
+static bool queued_behind_ghost_gets_lock(struct pvq_qspinlock *lock,
+					  struct contender *c)
+{
+	if (!poll_until((word(lock) & PVQ_TAIL_MASK) == tail_of(1, 0)) ||
+	    READ_ONCE(node_of(GHOST_CPU, 0)->next) != node_of(1, 0) ||
+	    flag_read(&c->acquired))
+		return false;
+	ghost_hand_over(lock, node_of(1, 0));
+	pvq_pv_qspin_unlock(lock);
+	return poll_until(flag_read(&c->done)) && contender_finish(c) &&
+	       word(lock) == 0;
+}
+
+/* ... and queues once the head reserves the lock with the pending bit, */
+TEST_F(pvqspin, fair_contender_queues_when_head_reserves)
+{
+	u32 held = tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL;
+	struct contender c;
+
+	pvq_fair_steal_spin = PVQ_FAIR_STEAL_SPIN_MAX;
+	atomic_set(&self->lock.val, held);
+	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvqspinlock,
+				     &self->lock, 1, false));
+	EXPECT_TRUE(stays_false(word(&self->lock) != held));
+	WRITE_ONCE(self->lock.pending, 1);
+	EXPECT_TRUE(queued_behind_ghost_gets_lock(&self->lock, &c))
+		TH_LOG("word %#x", word(&self->lock));
+	EXPECT_EVENT(lock_stealing, 0);
+}
+
+/* ... or once it has spun fair_steal_spin loops. */
+TEST_F(pvqspin, fair_contender_queues_after_steal_spin)
+{
+	struct contender c;
+
+	pvq_fair_steal_spin = 64;
+	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL);
+	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvqspinlock,
+				     &self->lock, 1, false));
+	EXPECT_TRUE(queued_behind_ghost_gets_lock(&self->lock, &c))
+		TH_LOG("word %#x", word(&self->lock));
+	EXPECT_EVENT(lock_stealing, 0);
 }
 
 /*
