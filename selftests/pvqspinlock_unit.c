@@ -729,6 +729,21 @@ TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
 	ASSERT_TRUE(contender_finish(&c));
 }
 
+/* The word while we hold the lock and a ghost head waits, not reserving. */
+#define HELD_PAST_GHOST		(tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL)
+
+/*
+ * Hold the lock with a ghost queue behind it, and start a fair contender
+ * on CPU 1 with a steal loop of @steal_spin loops.
+ */
+static int start_fair_stealer(struct pvq_qspinlock *lock, struct contender *c,
+			      int steal_spin)
+{
+	pvq_fair_steal_spin = steal_spin;
+	atomic_set(&lock->val, HELD_PAST_GHOST);
+	return contender_start(c, &lock_adapter_pvqspinlock, lock, 1, false);
+}
+
 /*
  * fair_steal_spin: a fair contender that finds a queue whose head has not
  * reserved the lock stays out of the queue and keeps trying to take the
@@ -736,14 +751,11 @@ TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
  */
 TEST_F(pvqspin, fair_contender_keeps_stealing_past_queue)
 {
-	u32 held = tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL;
 	struct contender c;
 
-	pvq_fair_steal_spin = PVQ_FAIR_STEAL_SPIN_MAX;
-	atomic_set(&self->lock.val, held);
-	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvqspinlock,
-				     &self->lock, 1, false));
-	EXPECT_TRUE(stays_false(word(&self->lock) != held))
+	ASSERT_EQ(0, start_fair_stealer(&self->lock, &c,
+					PVQ_FAIR_STEAL_SPIN_MAX));
+	EXPECT_TRUE(stays_false(word(&self->lock) != HELD_PAST_GHOST))
 		TH_LOG("the contender queued: word %#x", word(&self->lock));
 	EXPECT_FALSE(flag_read(&c.acquired));
 	pvq_pv_qspin_unlock(&self->lock);
@@ -776,14 +788,11 @@ static bool queued_behind_ghost_gets_lock(struct pvq_qspinlock *lock,
 /* ... and queues once the head reserves the lock with the pending bit, */
 TEST_F(pvqspin, fair_contender_queues_when_head_reserves)
 {
-	u32 held = tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL;
 	struct contender c;
 
-	pvq_fair_steal_spin = PVQ_FAIR_STEAL_SPIN_MAX;
-	atomic_set(&self->lock.val, held);
-	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvqspinlock,
-				     &self->lock, 1, false));
-	EXPECT_TRUE(stays_false(word(&self->lock) != held));
+	ASSERT_EQ(0, start_fair_stealer(&self->lock, &c,
+					PVQ_FAIR_STEAL_SPIN_MAX));
+	EXPECT_TRUE(stays_false(word(&self->lock) != HELD_PAST_GHOST));
 	WRITE_ONCE(self->lock.pending, 1);
 	EXPECT_TRUE(queued_behind_ghost_gets_lock(&self->lock, &c))
 		TH_LOG("word %#x", word(&self->lock));
@@ -795,10 +804,7 @@ TEST_F(pvqspin, fair_contender_queues_after_steal_spin)
 {
 	struct contender c;
 
-	pvq_fair_steal_spin = 64;
-	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL);
-	ASSERT_EQ(0, contender_start(&c, &lock_adapter_pvqspinlock,
-				     &self->lock, 1, false));
+	ASSERT_EQ(0, start_fair_stealer(&self->lock, &c, 64));
 	EXPECT_TRUE(queued_behind_ghost_gets_lock(&self->lock, &c))
 		TH_LOG("word %#x", word(&self->lock));
 	EXPECT_EVENT(lock_stealing, 0);
