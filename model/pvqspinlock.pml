@@ -20,7 +20,7 @@
  *                           pvq_wait_head() (fair and unfair), pvq_head_spin(),
  *                           pvq_head_take_free(), pvq_head_take_reserved(),
  *                           pvq_hash(), pvq_unhash(), pvq_unfair_steal(),
- *                           pvq_fair_steal(),
+ *                           pvq_fair_steal(), pvq_steal_free(),
  *                           pvq_pv_qspin_unlock_slowpath()
  *   qspinlock/qspinlock_internal.h  struct pvq_mcs_node: state, pred_hashed
  *   pv/pv_ops.h             the wait(ptr, val) / kick(cpu) contract

@@ -183,18 +183,23 @@ void pvq_pv_init_node(struct pvq_mcs_node *node)
 	node->pred_hashed = 0;
 }
 
+/*
+ * Every steal past the queue: take the lock if it is free and no head has
+ * reserved it.  Acquire: on success the critical section follows.  The
+ * cmpxchg covers the pending byte too, so a head that sets it after the
+ * stealer read the word still keeps the stealer out.
+ */
+static __always_inline bool pvq_steal_free(struct pvq_qspinlock *lock)
+{
+	return cmpxchg_acquire(&lock->locked_pending, 0, PVQ_LOCKED_VAL) == 0;
+}
+
 bool pvq_pv_trylock_steal(struct pvq_qspinlock *lock)
 {
 	u32 val = atomic_read(&lock->val);
 
-	/*
-	 * Acquire: on success the critical section follows.  A set pending
-	 * bit means the queue head is spinning for the lock: leave it alone.
-	 * The cmpxchg covers the pending byte too, so a head that sets it
-	 * after our read still keeps us out.
-	 */
-	if (!(val & PVQ_LOCKED_PENDING_MASK) &&
-	    cmpxchg_acquire(&lock->locked_pending, 0, PVQ_LOCKED_VAL) == 0) {
+	/* A set pending bit: the queue head spins for the lock, leave it. */
+	if (!(val & PVQ_LOCKED_PENDING_MASK) && pvq_steal_free(lock)) {
 		pvq_stat_inc(lock_stealing);
 		return true;
 	}
@@ -228,14 +233,7 @@ bool pvq_fair_steal(struct pvq_qspinlock *lock)
 		 */
 		if (!(val & PVQ_TAIL_MASK) || (val & PVQ_PENDING_MASK))
 			return false;
-		/*
-		 * Acquire: on success the critical section follows.  The
-		 * cmpxchg covers pending too: a head that reserves the lock
-		 * after our read still wins.
-		 */
-		if (!(val & PVQ_LOCKED_MASK) &&
-		    cmpxchg_acquire(&lock->locked_pending, 0,
-				    PVQ_LOCKED_VAL) == 0) {
+		if (!(val & PVQ_LOCKED_MASK) && pvq_steal_free(lock)) {
 			pvq_stat_inc(lock_stealing);
 			return true;
 		}
@@ -629,14 +627,7 @@ bool pvq_unfair_steal(struct pvq_qspinlock *lock)
 		/* A starving queue head has blocked stealing: queue. */
 		if (val & PVQ_PENDING_MASK || pvq_steal_budget_spent(val))
 			return false;
-		/*
-		 * Acquire: on success the critical section follows.  The
-		 * cmpxchg covers pending too: a head that blocks stealing
-		 * after our read still wins.
-		 */
-		if (!(val & PVQ_LOCKED_MASK) &&
-		    cmpxchg_acquire(&lock->locked_pending, 0,
-				    PVQ_LOCKED_VAL) == 0) {
+		if (!(val & PVQ_LOCKED_MASK) && pvq_steal_free(lock)) {
 			pvq_stat_inc(unfair_steal);
 			if (val & PVQ_TAIL_MASK)
 				__this_cpu_inc(pvq_steals_past_queue);
