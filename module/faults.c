@@ -45,32 +45,51 @@ static const char *const pvq_fault_names[PVQ_NR_FAULTS] = {
 
 static char *inject_fault = "none";
 module_param(inject_fault, charp, 0444);
-MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; drop_kick (drop every 16th kick of a PV lock); skip_handoff (withhold every 16th MCS hand-over)");
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; drop_kick (drop every 16th kick of a PV lock); skip_handoff (withhold every 16th MCS hand-over); built into the kernel: of locks in module memory only");
 
 static int pvq_fault;			/* the armed fault; NONE once rescued */
 static atomic_t pvq_fault_chances;	/* kicks or hand-overs seen */
 static atomic_t pvq_fault_injected;	/* ... and broken */
 static int *pvq_fault_withheld;		/* ->locked of the withheld hand-over */
 
-/* Is @fault armed, and is this its turn? */
-static bool pvq_fault_due(int fault, int every)
+/*
+ * May a fault break @lock?  In pvq_locks.ko every lock is one that
+ * qspinlock_torture set up.  Built into the kernel (CONFIG_PVQ_TORTURE_FAULTS),
+ * where every spinlock_t is ours, only locks in module memory, i.e. the
+ * torture's (locktorture's torture_spinlock): the first hand-over withheld
+ * on a lock that printk or the console needs would hang the guest before
+ * any stall report could come out, and which lock that is would be chance.
+ * Only the address is compared: the lock may be gone (an unlock's kick).
+ */
+static bool pvq_fault_may_break(const void *lock)
 {
-	return READ_ONCE(pvq_fault) == fault &&
+#ifdef MODULE
+	return true;
+#else
+	return is_module_address((unsigned long)lock);
+#endif
+}
+
+/* Is @fault armed for @lock, and is this its turn? */
+static bool pvq_fault_due(int fault, int every, const void *lock)
+{
+	return READ_ONCE(pvq_fault) == fault && pvq_fault_may_break(lock) &&
 	       !(atomic_inc_return_relaxed(&pvq_fault_chances) % every);
 }
 
-bool pvq_fault_drop_kick(void)
+bool pvq_fault_drop_kick(const void *lock)
 {
-	if (!pvq_fault_due(PVQ_FAULT_DROP_KICK, PVQ_FAULT_DROP_KICK_EVERY))
+	if (!pvq_fault_due(PVQ_FAULT_DROP_KICK, PVQ_FAULT_DROP_KICK_EVERY,
+			   lock))
 		return false;
 	atomic_inc(&pvq_fault_injected);
 	return true;
 }
 
-bool pvq_fault_skip_handoff(int *locked)
+bool pvq_fault_skip_handoff(const void *lock, int *locked)
 {
 	if (!pvq_fault_due(PVQ_FAULT_SKIP_HANDOFF,
-			   PVQ_FAULT_SKIP_HANDOFF_EVERY))
+			   PVQ_FAULT_SKIP_HANDOFF_EVERY, lock))
 		return false;
 	/* One withheld hand-over at a time: the rescue has one slot. */
 	if (cmpxchg(&pvq_fault_withheld, NULL, locked))

@@ -22,15 +22,23 @@
 #include "glue.h"
 #include "lock_stats.h"
 
-PVQ_IF_BUILT(QUEUE_SPINLOCK, EXPORT_SYMBOL_GPL(pvq_qspin_lock_slowpath);)
+/*
+ * Not GPL-only: built into the kernel, the slow paths are what spin_lock()
+ * and spin_unlock() inline a call to, in every module whatever its
+ * licence, as upstream exports queued_spin_lock_slowpath.  A GPL-only
+ * export would make modpost refuse any module that is not GPL and takes
+ * a spinlock (selftests/vm/extmod/ checks that one builds and loads).
+ */
+PVQ_IF_BUILT(QUEUE_SPINLOCK, EXPORT_SYMBOL(pvq_qspin_lock_slowpath);)
 PVQ_IF_BUILT(PARAVIRT_SPINLOCKS,
-	     EXPORT_SYMBOL_GPL(pvq_pvticket_lock_slowpath);
-	     EXPORT_SYMBOL_GPL(pvq_pvticket_unlock_slowpath);)
+	     EXPORT_SYMBOL(pvq_pvticket_lock_slowpath);
+	     EXPORT_SYMBOL(pvq_pvticket_unlock_slowpath);)
 PVQ_IF_BUILT(PV_QSPINLOCK,
-	     EXPORT_SYMBOL_GPL(pvq_pv_qspin_lock_slowpath);
-	     EXPORT_SYMBOL_GPL(pvq_pv_qspin_unlock_slowpath);)
+	     EXPORT_SYMBOL(pvq_pv_qspin_lock_slowpath);
+	     EXPORT_SYMBOL(pvq_pv_qspin_unlock_slowpath);)
 PVQ_IF_BUILT(PARAVIRT_UNFAIR_LOCKS,
-	     EXPORT_SYMBOL_GPL(pvq_pv_qspin_unfair_lock_slowpath);)
+	     EXPORT_SYMBOL(pvq_pv_qspin_unfair_lock_slowpath);)
+/* The counters' names are for the torture module only. */
 EXPORT_SYMBOL_GPL(pvq_lock_event_names);
 
 int pvq_param_set_range(const char *val, const struct kernel_param *kp,

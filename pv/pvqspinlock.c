@@ -338,10 +338,20 @@ void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node)
 	 * the locked byte, and the unlock that reads the slow value is ours,
 	 * after this store in program order.
 	 */
-	if (pvq_hash(lock, node))
+	if (pvq_hash(lock, node)) {
 		WRITE_ONCE(lock->locked, PVQ_SLOW_VAL);
-	else
-		pvq_pv_kick(node->cpu);	/* no deferral possible: wake it now */
+		return;
+	}
+	/*
+	 * No entry, so no deferral: wake it now, and take the flag back, or
+	 * as queue head it would wait for an unlock to consume an entry that
+	 * does not exist, never hash itself and spin its whole wait.  Before
+	 * the kick; a head that read the flag still set only spins one more
+	 * round (the locked byte is not the slow value, so its wait returns
+	 * at once) and reads it again.
+	 */
+	WRITE_ONCE(node->pred_hashed, 0);
+	pvq_pv_kick(node->cpu);
 }
 
 /*
@@ -444,11 +454,17 @@ static bool pvq_head_take_reserved(struct pvq_qspinlock *lock)
 			       PVQ_LOCKED_VAL) == PVQ_PENDING_VAL;
 }
 
-/* Queue head: no more stealing until we have the lock. */
-static void pvq_head_block_stealing(struct pvq_qspinlock *lock, bool *block)
+/*
+ * Queue head: no more stealing until we have the lock.  The pending bit
+ * that keeps stealers out is set now when @now, else at the start of the
+ * head's next spin (pvq_head_spin()).
+ */
+static void pvq_head_block_stealing(struct pvq_qspinlock *lock, bool *block,
+				    bool now)
 {
 	*block = true;
-	WRITE_ONCE(lock->pending, 1);
+	if (now)
+		WRITE_ONCE(lock->pending, 1);
 	pvq_stat_inc(steal_block);
 }
 
@@ -478,7 +494,7 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
 		if (!*block &&
 		    (!(loop & PVQ_CLOCK_CHECK_MASK) || loop == 1) &&
 		    pvq_head_starving(hc))
-			pvq_head_block_stealing(lock, block);	/* starving */
+			pvq_head_block_stealing(lock, block, true); /* starving */
 		cpu_relax();
 	}
 	return false;
@@ -492,8 +508,9 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
  *
  * Fair mode blocks stealing while it spins (after fair_bound_us of
  * starved time or from its second halt on; 0: at once) and lets
- * stealers in while it halts; its stealers make the slow path's one
- * attempt each, no steal loop.
+ * stealers in while it halts; its stealers are contenders in their
+ * fair_steal_spin loop (pvq_fair_steal()), which ends once a head
+ * reserves the lock, and the slow path's one attempt.
  * Unfair mode lets them in until it has been starved for the starvation
  * bound (pvq_head_starving()) or is about to halt for the second time,
  * whichever comes first, then blocks them until it owns the lock, halted
@@ -527,10 +544,12 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 			 * the lock before we read it free never showed on our
 			 * clock.  Not a second time: from here on how long we
 			 * are passed does not depend on how slowly our vCPU
-			 * wakes.  (Fair mode: we reserve the lock whenever we
-			 * spin, as a head with no fair_bound_us.)
+			 * wakes.  Unfair mode keeps the reservation while it
+			 * halts; fair mode reserves the lock whenever it
+			 * spins from here on, as a head with no fair_bound_us,
+			 * and not now: it is about to let stealers in.
 			 */
-			pvq_head_block_stealing(lock, &block);
+			pvq_head_block_stealing(lock, &block, unfair);
 		}
 		/* Fair: about to halt, let running vCPUs take the lock. */
 		if (!unfair)
@@ -675,6 +694,6 @@ void pvq_pv_qspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked)
 	smp_store_release(&lock->locked, 0);
 	pvq_stat_inc(kick_unlock);
 	pvq_note_kick(cpu);
-	if (!pvq_fault_drop_kick())	/* fault build: maybe not */
+	if (!pvq_fault_drop_kick(lock))	/* fault build: maybe not */
 		pvq_pv_kick(cpu);
 }

@@ -169,7 +169,7 @@ static void pvq_ticket_kick(struct pvq_pvticketlock *lock, u16 want)
 		smp_rmb();
 		if (READ_ONCE(w->want) == want) {
 			pvq_stat_inc(released_slow_kicked);
-			if (!pvq_fault_drop_kick())	/* fault build: maybe not */
+			if (!pvq_fault_drop_kick(lock))	/* fault build: maybe not */
 				pvq_pv_kick(cpu);
 			return;
 		}

@@ -22,17 +22,20 @@
 #endif
 
 #ifdef PVQ_TORTURE_FAULTS
-/* A PV lock is about to kick a halted waiter: true to drop the kick. */
-bool pvq_fault_drop_kick(void);
-/* The MCS hand-over is about to set *@locked: true to withhold it. */
-bool pvq_fault_skip_handoff(int *locked);
+/*
+ * PV lock @lock is about to kick a halted waiter: true to drop the kick.
+ * @lock is only compared, never read: it may be freed already.
+ */
+bool pvq_fault_drop_kick(const void *lock);
+/* The MCS hand-over of @lock is about to set *@locked: true to withhold it. */
+bool pvq_fault_skip_handoff(const void *lock, int *locked);
 #else
-static inline bool pvq_fault_drop_kick(void)
+static inline bool pvq_fault_drop_kick(const void *lock)
 {
 	return false;
 }
 
-static inline bool pvq_fault_skip_handoff(int *locked)
+static inline bool pvq_fault_skip_handoff(const void *lock, int *locked)
 {
 	return false;
 }

@@ -165,7 +165,7 @@ static __always_inline void pvq_head_acquire(struct pvq_qspinlock *lock,
 		next = smp_cond_load_relaxed(&node->next, VAL);
 
 	/* Fault build: maybe withhold the hand-over (lock_debug.h). */
-	if (pvq_fault_skip_handoff(&next->locked))
+	if (pvq_fault_skip_handoff(lock, &next->locked))
 		return;
 	/*
 	 * Release: our locked-byte store must be visible before the successor

@@ -1208,6 +1208,66 @@ TEST_F(pvqspin, kick_node_hashes_halted_successor)
 	EXPECT_EVENT(kick_unlock, 1);
 }
 
+/* Fill (@fill) or empty every slot of the hash table that @lock is not in. */
+static void hash_fill_others(struct pvq_qspinlock *lock, bool fill)
+{
+	static struct pvq_qspinlock dummy;
+	unsigned long i, n = 1UL << pvq_hash_bits;
+
+	for (i = 0; i < n; i++) {
+		if (READ_ONCE(pvq_hash_table[i].lock) == lock)
+			continue;
+		WRITE_ONCE(pvq_hash_table[i].lock, fill ? &dummy : NULL);
+	}
+}
+
+/*
+ * Regression test (a failed hash left ->pred_hashed set): when the MCS
+ * lock passes to a halted successor and no hash entry can be made for it
+ * (a full table: "cannot be", but then it must still work), the successor
+ * is kicked at once and, as queue head, hashes itself and parks like any
+ * other head once the table has room.  With the flag left set it believed
+ * an entry existed, never hashed itself and spun its whole wait.
+ */
+TEST_F(pvqspin, head_parks_after_failed_deferred_hash)
+{
+	struct contender b;
+	unsigned long warned;
+
+	atomic_set(&self->lock.val, HELD_PAST_GHOST);
+	ASSERT_TRUE(start_halted(&b, &self->lock, 2, false))
+		TH_LOG("word %#x, cpu 2 state %u", word(&self->lock),
+		       state_of(2));
+	ASSERT_TRUE(READ_ONCE(node_of(GHOST_CPU, 0)->next) == node_of(2, 0));
+
+	hash_fill_others(&self->lock, true);
+	ghost_hand_over(&self->lock, node_of(2, 0));
+	/* "hash table full"; again whenever B tries before we make room. */
+	EXPECT_LE(1UL, shim_warnings);
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(1UL, pvq_futex_kicks(2));	/* woken now, not deferred */
+	EXPECT_EQ(0, READ_ONCE(node_of(2, 0)->pred_hashed));
+	hash_fill_others(&self->lock, false);
+
+	/* B is head, we (the ghost) hold the lock: B must park, hashed. */
+	EXPECT_TRUE(poll_until(pvq_pv_halted_on(2) == &self->lock.locked &&
+			       locked_byte(&self->lock) == PVQ_SLOW_VAL &&
+			       hash_entries(&self->lock, NULL) == 1))
+		TH_LOG("word %#x, cpu 2 state %u pred_hashed %u parked on %p",
+		       word(&self->lock), state_of(2),
+		       READ_ONCE(node_of(2, 0)->pred_hashed),
+		       (void *)pvq_pv_halted_on(2));
+	warned = shim_warnings;
+
+	/* Our slow unlock finds B's own entry and kicks it. */
+	pvq_pv_qspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&b.acquired)));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
+	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+	EXPECT_EQ(warned, shim_warnings);
+}
+
 #ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 /*
  * Unfair mode: a CPU steals past queued waiters at most steal_budget

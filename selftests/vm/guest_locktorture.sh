@@ -9,6 +9,9 @@
 #   LT_TYPES    torture types, e.g. "spin_lock spin_lock_irq rw_lock"
 #   LT_SECS     seconds each type runs before rmmod prints its result
 #   LT_PARAMS   more locktorture parameters (optional)
+#   LT_MODULES  more modules (file names in /modules) to load and unload
+#               first, each marked "locktorture-run: insmod NAME status N"
+#               (optional; a failed load fails the script)
 #
 # Each type's output lies between the console lines
 # "locktorture-run: start TYPE" and "locktorture-run: done TYPE status N".
@@ -33,8 +36,15 @@ dmesg | grep -E 'pvq_locks:|Lock dependency validator' | while read -r line; do
 	echo "<5>boot-log: ${line#*] }" >/dev/kmsg
 done
 
-insmod /modules/torture.ko || exit 1
 status=0
+for ko in $LT_MODULES; do
+	insmod "/modules/$ko" && rmmod "${ko%.ko}"
+	rc=$?
+	mark "insmod $ko status $rc"
+	[ $rc -eq 0 ] || status=1
+done
+
+insmod /modules/torture.ko || exit 1
 for t in $LT_TYPES; do
 	mark "start $t"
 	[ -f $events ] && echo reset >$events
