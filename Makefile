@@ -66,6 +66,7 @@ SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	selftests/ksft_runner.sh $(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
 	tools/lib/functions.sh tools/lib/guest-init.sh tools/lib/bench-common.sh \
+	tools/lib/kfastpath-guest.sh \
 	tools/lib/kbench-guest.sh
 
 shellcheck: deps-check

@@ -48,7 +48,12 @@ void pvq_diag_kick_all(void)
 		pvq_fault_rescue();
 	if (!PVQ_BUILT(PARAVIRT_SPINLOCKS))
 		return;
-	for_each_online_cpu(cpu)
-		pvq_pv_kick(cpu);
+	/*
+	 * And a CPU outside the online mask that is halted in a wait: on kvm
+	 * a CPU coming up or going down may wait there (pv_backends.c).
+	 */
+	for_each_possible_cpu(cpu)
+		if (cpu_online(cpu) || pvq_pv_halted_on(cpu))
+			pvq_pv_kick(cpu);
 }
 EXPORT_SYMBOL_GPL(pvq_diag_kick_all);

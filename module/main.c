@@ -23,16 +23,18 @@
 #include "lock_stats.h"
 
 /*
- * Not GPL-only: built into the kernel, the slow paths are what spin_lock()
- * and spin_unlock() inline a call to, in every module whatever its
- * licence, as upstream exports queued_spin_lock_slowpath.  A GPL-only
+ * Not GPL-only: built into the kernel, the slow paths (and the static key
+ * that the PV unlock tests) are what spin_lock() and spin_unlock() inline,
+ * in every module whatever its licence, as upstream exports
+ * queued_spin_lock_slowpath.  A GPL-only
  * export would make modpost refuse any module that is not GPL and takes
  * a spinlock (selftests/vm/extmod/ checks that one builds and loads).
  */
 PVQ_IF_BUILT(QUEUE_SPINLOCK, EXPORT_SYMBOL(pvq_qspin_lock_slowpath);)
 PVQ_IF_BUILT(PARAVIRT_SPINLOCKS,
 	     EXPORT_SYMBOL(pvq_pvticket_lock_slowpath);
-	     EXPORT_SYMBOL(pvq_pvticket_unlock_slowpath);)
+	     EXPORT_SYMBOL(pvq_pvticket_unlock_slowpath);
+	     EXPORT_SYMBOL(pvq_pv_native);)
 PVQ_IF_BUILT(PV_QSPINLOCK,
 	     EXPORT_SYMBOL(pvq_pv_qspin_lock_slowpath);
 	     EXPORT_SYMBOL(pvq_pv_qspin_unlock_slowpath);)

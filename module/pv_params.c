@@ -37,9 +37,36 @@ PVQ_RANGED_PARAM(fair_steal_spin, pvq_fair_steal_spin, 0,
 MODULE_PARM_DESC(fair_steal_spin, "Fair PV qspinlock: loops a contender keeps trying to take the free lock, while a queue waits and its head has not blocked stealing, before it queues (0..2^30, default 128; 0: the one attempt on queueing only)");
 #endif
 
-int pvq_pv_params_init(void)
+#ifdef MODULE
+static const bool pvq_nopvspin;
+#else
+/*
+ * Built in: the kernel's "nopvspin" boot parameter means what it means for
+ * upstream's lock (no PV spinlock: the native one), i.e. pv_backend=none.
+ * Upstream parses it in its own qspinlock.c, which this kernel does not
+ * build.
+ */
+static bool pvq_nopvspin __initdata;
+
+static int __init pvq_parse_nopvspin(char *arg)
 {
-	int err = pvq_pv_select(pv_backend);
+	pvq_nopvspin = true;
+	return 0;
+}
+early_param("nopvspin", pvq_parse_nopvspin);
+#endif
+
+int __init pvq_pv_params_init(void)
+{
+	int err;
+
+	if (pvq_nopvspin) {
+		pv_backend = "none";
+		err = pvq_pv_select(pv_backend);
+		pvq_pv_reason = "nopvspin";
+	} else {
+		err = pvq_pv_select(pv_backend);
+	}
 
 	if (err == -EINVAL)
 		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi strict none\n",

@@ -68,13 +68,24 @@ static void pvq_ipi_wait(u8 *ptr, u8 val)
 }
 
 /*
- * An offline CPU waits for nothing (a CPU goes offline only between two
- * lock sections, see Documentation/pv.rst), and must not get an IPI: x86
- * WARNs on a reschedule IPI to an offline CPU.  The check cannot go stale
- * before the kick: every kick comes from a lock or unlock path, with
- * preemption off, from the deferred-kick irq_work below, or from the stall
- * watchdog's hard interrupt, and a CPU leaves cpu_online_mask only inside
- * stop_machine(), which needs this CPU too.
+ * ipi and strict: no reschedule IPI to a CPU outside cpu_online_mask.  x86
+ * refuses one (it WARNs and sends nothing), and an outgoing CPU's local
+ * APIC is soft-disabled right after it leaves the mask, so not sending
+ * loses no wake-up that sending could have delivered.  Such CPUs do take
+ * spinlocks - an incoming one before set_cpu_online() (vector_lock in
+ * start_secondary(), rcu_cpu_starting()), an outgoing one once it left
+ * the mask (rcu_report_dead() in the idle loop) - but with interrupts
+ * off, where these backends never halt (pvq_ipi_can_wait()): a waiter of
+ * ours there spins, and needs no kick.  (The kvm kick has no such check:
+ * on kvm those waiters halt, see pvq_kvm_kick().)
+ *
+ * The check cannot go stale before the IPI, which would trip x86's WARN:
+ * every kick comes from a lock or unlock path, with preemption off, from
+ * the deferred-kick irq_work below, or from the stall watchdog's hard
+ * interrupt; a CPU leaves cpu_online_mask only inside stop_machine(),
+ * which must run on every online CPU, the kicker's included; and a kicker
+ * outside the mask is in the middle of its own bring-up or teardown,
+ * during which no other CPU can go offline (hotplug is serialized).
  */
 static bool pvq_kick_target_online(int cpu)
 {
@@ -232,8 +243,9 @@ static void pvq_strict_kick(int cpu)
 }
 
 /*
- * none: pure spinning, to measure what the PV hooks cost by themselves.
- * It "can wait" (and returns at once), so that the hooks do run.
+ * none: nothing halts.  The PV queued locks never get here: with none
+ * they run native (pvq_pv_native, pv_ops.h).  The PV ticket lock does,
+ * and spins through its hooks: it "can wait" (and returns at once).
  */
 static bool pvq_none_can_wait(void)
 {
@@ -283,12 +295,20 @@ out:
 	local_irq_restore(flags);
 }
 
-/* A hypercall, no IPI: as good from NMI context as from any other. */
+/*
+ * A hypercall, no IPI: as good from NMI context as from any other.  And
+ * to any possible CPU, online or not.  CPUs outside cpu_online_mask take
+ * spinlocks with interrupts off: an incoming one before set_cpu_online()
+ * (start_secondary()'s vector_lock, rcu_cpu_starting()'s rcu_node lock),
+ * an outgoing one once it has left the mask (rcu_report_dead()).  On kvm
+ * a contended waiter there halts with interrupts off, and only this kick
+ * ends that halt: dropping it, as the IPI backends drop theirs, would halt
+ * that CPU for good.  KVM unhalts whichever vCPU has the APIC id, whatever
+ * the guest's online mask says (an APIC id no vCPU has is ignored).
+ */
 static void pvq_kvm_kick(int cpu)
 {
-	if (pvq_kick_target_online(cpu))
-		kvm_hypercall2(KVM_HC_KICK_CPU, 0,
-			       per_cpu(x86_cpu_to_apicid, cpu));
+	kvm_hypercall2(KVM_HC_KICK_CPU, 0, per_cpu(x86_cpu_to_apicid, cpu));
 }
 
 static const struct pvq_pv_ops pvq_pv_ipi = {
@@ -317,6 +337,8 @@ static const struct pvq_pv_ops pvq_pv_kvm = {
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_ipi;
 const char *pvq_pv_reason = "default";
+/* Native until pvq_pv_select() chooses a backend that halts (pv_ops.h). */
+DEFINE_STATIC_KEY_TRUE(pvq_pv_native);
 int pvq_spin_threshold = PVQ_SPIN_THRESHOLD_DEFAULT;
 int pvq_queue_spin_threshold = PVQ_QUEUE_SPIN_THRESHOLD_DEFAULT;
 
@@ -406,6 +428,11 @@ int pvq_pv_select(const char *name)
 	if (strcmp(name, "auto"))
 		pvq_pv_reason = "chosen by pv_backend";
 	pvq_pv = ops;
+	/* Once, before any PV lock is contended: see pv_ops.h. */
+	if (ops == &pvq_pv_none)
+		static_branch_enable(&pvq_pv_native);
+	else
+		static_branch_disable(&pvq_pv_native);
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 #ifndef PVQ_PV_OPS_H
 #define PVQ_PV_OPS_H
 
+#include <linux/jump_label.h>
 #include <linux/types.h>
 
 struct pvq_pv_ops {
@@ -60,6 +61,22 @@ extern int pvq_queue_spin_threshold;
 
 /* The backend in use; set once at load, before any PV lock is used. */
 extern const struct pvq_pv_ops *pvq_pv;
+
+/*
+ * True while the backend is "none" (nothing halts: bare metal, one CPU,
+ * dedicated vCPUs, nopvspin), and before a backend is chosen.  The PV
+ * queued locks then run as the native qspinlock: store unlock, native slow
+ * path, no hash, no kick, as upstream patches its PV lock ops to the native
+ * ones there.  A static key, so that the choice costs the fast path no load
+ * and no test: pvq_pv_select() flips it once, before any PV lock is
+ * contended (in a built-in kernel, before the other CPUs start).
+ */
+DECLARE_STATIC_KEY_TRUE(pvq_pv_native);
+
+static __always_inline bool pvq_pv_runs_native(void)
+{
+	return static_branch_likely(&pvq_pv_native);
+}
 
 static inline bool pvq_pv_can_wait(void)
 {

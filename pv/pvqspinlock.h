@@ -6,7 +6,8 @@
  * a third value, PVQ_SLOW_VAL, meaning "the queue head is halted and has
  * recorded itself in the hash table: the unlocker must kick it".  Lock and
  * trylock are the native ones; unlock becomes a cmpxchg so that it notices
- * the slow value.  See Documentation/pv.rst.
+ * the slow value, except where nothing halts (pvq_pv_runs_native()): there
+ * the lock is the native one throughout.  See Documentation/pv.rst.
  */
 #ifndef PVQ_PVQSPINLOCK_H
 #define PVQ_PVQSPINLOCK_H
@@ -15,6 +16,7 @@
 #include <linux/compiler.h>
 
 #include "../qspinlock/qspinlock.h"
+#include "pv_ops.h"
 
 #define PVQ_SLOW_VAL		(3U << PVQ_LOCKED_OFFSET)
 
@@ -53,12 +55,19 @@ static __always_inline void pvq_pv_qspin_lock(struct pvq_qspinlock *lock)
 
 static __always_inline void pvq_pv_qspin_unlock(struct pvq_qspinlock *lock)
 {
+	u8 locked;
+
+	/* Nothing halts (pv_ops.h): nobody can have set the slow value. */
+	if (pvq_pv_runs_native()) {
+		pvq_qspin_unlock(lock);
+		return;
+	}
 	/*
 	 * Release: the critical section is visible before the lock is seen
 	 * free.  If the byte holds the slow value instead, the cmpxchg fails
 	 * and the slow path releases the lock and kicks the halted head.
 	 */
-	u8 locked = cmpxchg_release(&lock->locked, PVQ_LOCKED_VAL, 0);
+	locked = cmpxchg_release(&lock->locked, PVQ_LOCKED_VAL, 0);
 
 	if (likely(locked == PVQ_LOCKED_VAL))
 		return;

@@ -304,16 +304,27 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 	pvq_slowpath(lock, val, false, false);
 }
 
+/*
+ * The PV instances run the native one where nothing halts (pv_ops.h): no
+ * hash, no kick, the pending waiter; the choice is made once, before any
+ * PV lock is contended, so no lock word ever mixes the two protocols.
+ */
 #ifdef PVQ_PARAVIRT_SPINLOCKS
 void pvq_pv_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
-	pvq_slowpath(lock, val, true, false);
+	if (pvq_pv_runs_native())
+		pvq_qspin_lock_slowpath(lock, val);
+	else
+		pvq_slowpath(lock, val, true, false);
 }
 #endif
 
 #ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 void pvq_pv_qspin_unfair_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
-	pvq_slowpath(lock, val, true, true);
+	if (pvq_pv_runs_native())
+		pvq_qspin_lock_slowpath(lock, val);
+	else
+		pvq_slowpath(lock, val, true, true);
 }
 #endif

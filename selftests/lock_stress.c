@@ -15,8 +15,11 @@
  * The PV locks run twice: with the futex backend and a small spin
  * threshold, where they must really halt and kick (a PV lock that never
  * parked, or was never kicked, fails), and with the "none" backend, where
- * they only spin.  Overcommit is where halting pays: a parked waiter gives
- * its core to the thread that holds the lock.
+ * nothing halts: there the PV ticket lock spins through its PV paths, and
+ * the PV queued locks run as the native qspinlock (pv_ops.h), so that they
+ * must never reach pv_wait() nor move a PV lock event.  Overcommit is
+ * where halting pays: a parked waiter gives its core to the thread that
+ * holds the lock.
  *
  * Built with -DPVQ_STRESS_BREAK=1 (only by "make break-check"), the tas
  * type is replaced by a lock that sometimes skips acquiring, and this
@@ -302,10 +305,53 @@ static void pv_setup(const struct stress_type *type)
 	pvq_futex_reset();
 }
 
+/* With none, the PV queued locks run native (pv_ops.h); pvticket does not. */
+static bool pv_runs_native(const struct stress_type *type)
+{
+	return !strcmp(type->pv, "none") &&
+	       type->lock != &lock_adapter_pvticket;
+}
+
+#ifdef PVQ_LOCK_STATS
+/* The events only the PV protocol of a queued lock can move. */
+static const enum pvq_lock_event pv_protocol_events[] = {
+	PVQ_EV_lock_stealing, PVQ_EV_wait_node, PVQ_EV_wait_head,
+	PVQ_EV_wait_again, PVQ_EV_kick_unlock, PVQ_EV_kick_wake,
+	PVQ_EV_spurious, PVQ_EV_hash_hops, PVQ_EV_steal_block,
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+	PVQ_EV_unfair_steal,
+#endif
+};
+
+static bool pv_events_still(const struct stress_type *type)
+{
+	unsigned long n;
+	unsigned int i;
+	bool still = true;
+
+	for (i = 0; i < ARRAY_SIZE(pv_protocol_events); i++) {
+		n = pvq_lock_event_sum(pv_protocol_events[i]);
+		if (n) {
+			ksft_print_msg("%s: %s moved: %lu\n", type->name,
+				       pvq_lock_event_names[pv_protocol_events[i]],
+				       n);
+			still = false;
+		}
+	}
+	return still;
+}
+#else
+static bool pv_events_still(const struct stress_type *type)
+{
+	return true;
+}
+#endif
+
 /*
  * Report what the backend saw.  With the futex backend the lock must have
  * parked and kicked: at this overcommit and threshold a PV lock that never
- * does is not halting at all.  With none it must at least have tried.
+ * does is not halting at all.  With none the PV ticket lock must at least
+ * have tried, and the PV queued locks must not have: they run native.
  */
 static bool pv_check(const struct stress_type *type)
 {
@@ -327,6 +373,8 @@ static bool pv_check(const struct stress_type *type)
 			       parks ? "kicked" : "parked");
 		return false;
 	}
+	if (pv_runs_native(type))
+		return !waits && pv_events_still(type);
 	if (!strcmp(type->pv, "none") && !waits) {
 		ksft_print_msg("%s: never reached pv_wait()\n", type->name);
 		return false;
@@ -342,6 +390,11 @@ static bool pv_check(const struct stress_type *type)
 {
 	return true;
 }
+
+static bool pv_runs_native(const struct stress_type *type)
+{
+	return false;
+}
 #endif
 
 /* What pv_check() held the type to, for its result line. */
@@ -349,6 +402,8 @@ static const char *pv_claim(const struct stress_type *type)
 {
 	if (!type->pv)
 		return "";
+	if (pv_runs_native(type))
+		return ", runs native: no pv_wait(), no PV event";
 	return strcmp(type->pv, "none") ? ", halts and kicks" :
 					  ", reaches pv_wait()";
 }

@@ -872,26 +872,48 @@ TEST_F(pvqspin, unlock_of_free_lock_warns)
 	EXPECT_EQ(0UL, pvq_futex_kicks(UNIT_TEST_CPU));
 }
 
-/* The none backend never parks: the PV paths spin, and stay correct. */
-TEST_F(pvqspin, none_backend_spins_and_hands_over)
+/*
+ * Regression test (none still ran the PV protocol, and unlocked with a
+ * cmpxchg): where nothing halts the PV lock is the native qspinlock.  The
+ * uncontended pair is one RMW (the lock's cmpxchg; the unlock a store),
+ * and contenders wait as native ones do: no wait(), no hash entry, no
+ * kick, no PV event.
+ */
+TEST_F(pvqspin, none_backend_runs_native)
 {
 	struct contender a, b;
+	unsigned long before;
 
 	ASSERT_EQ(0, pvq_pv_select("none"));
+	before = shim_rmws_of(UNIT_TEST_CPU);
+	pvq_pv_qspin_lock(&self->lock);
+	pvq_pv_qspin_unlock(&self->lock);
+	EXPECT_EQ(1UL, shim_rmws_of(UNIT_TEST_CPU) - before);
+
 	pvq_pv_qspin_lock(&self->lock);
 	ASSERT_EQ(0, contender_start(&a, &lock_adapter_pvqspinlock, &self->lock, 1, false));
 	ASSERT_EQ(0, contender_start(&b, &lock_adapter_pvqspinlock, &self->lock, 2, false));
-	ASSERT_TRUE(poll_until(pvq_futex_waits(1) > 10 &&
-			       pvq_futex_waits(2) > 10));
-	EXPECT_FALSE(flag_read(&a.acquired) || flag_read(&b.acquired));
+	/* One pending waiter and one queued: both spin, neither waits. */
+	ASSERT_TRUE(poll_until((word(&self->lock) & PVQ_TAIL_MASK) &&
+			       READ_ONCE(self->lock.pending)))
+		TH_LOG("word %#x", word(&self->lock));
+	EXPECT_TRUE(stays_false(flag_read(&a.acquired) ||
+				flag_read(&b.acquired)));
 	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(poll_until(unit_order_count() == 2));
 	ASSERT_TRUE(contender_finish(&a));
 	ASSERT_TRUE(contender_finish(&b));
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
-	EXPECT_EQ(0UL, pvq_futex_parks(1) + pvq_futex_parks(2));
+	EXPECT_EQ(0UL, pvq_futex_waits(1) + pvq_futex_waits(2));
+	EXPECT_EQ(0UL, pvq_futex_kicks(1) + pvq_futex_kicks(2));
 	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(pending, 1);
+	EXPECT_EVENT(wait_node, 0);
+	EXPECT_EVENT(wait_head, 0);
+	EXPECT_EVENT(kick_unlock, 0);
+	EXPECT_EVENT(hash_hops, 0);
+	EXPECT_EVENT(lock_stealing, 0);
 }
 
 /* A backend whose kicks arrive late: the test delivers them. */

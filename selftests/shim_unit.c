@@ -2,8 +2,9 @@
 /*
  * Unit tests of the shim's kernel primitives that the PV locks brought in:
  * xchg/cmpxchg on every width, the new atomic_t operations, log2, the
- * pointer hash, cpumasks, kvcalloc() and WARN_ONCE().  The lock tests
- * trust these; here they are checked against the kernel's definitions.
+ * pointer hash, cpumasks and the online mask, kvcalloc() and WARN_ONCE().
+ * The lock tests trust these; here they are checked against the kernel's
+ * definitions.
  */
 #include <linux/atomic.h>
 #include <linux/bug.h>
@@ -113,6 +114,26 @@ TEST(cpumask_set_clear_walk)
 	}
 	EXPECT_EQ(2, seen);
 	EXPECT_EQ(SHIM_NR_CPUS - 1, last);
+	/* Returns the old bit, and clears it. */
+	EXPECT_TRUE(cpumask_test_and_clear_cpu(0, &mask));
+	EXPECT_FALSE(cpumask_test_cpu(0, &mask));
+	EXPECT_FALSE(cpumask_test_and_clear_cpu(0, &mask));
+}
+
+/* Every possible CPU starts online; set_cpu_online() moves one. */
+TEST(cpu_online_mask_starts_full)
+{
+	int cpu, online = 0;
+
+	for_each_possible_cpu(cpu)
+		online += cpu_online(cpu);
+	EXPECT_EQ(SHIM_NR_CPUS, online);
+	EXPECT_EQ((unsigned int)SHIM_NR_CPUS, num_possible_cpus());
+	set_cpu_online(5, false);
+	EXPECT_FALSE(cpu_online(5));
+	EXPECT_TRUE(cpu_online(4) && cpu_online(6));
+	set_cpu_online(5, true);
+	EXPECT_TRUE(cpu_online(5));
 }
 
 TEST(kvcalloc_aligned_zeroed_checked)

@@ -137,6 +137,11 @@ static const struct pvq_pv_ops pvq_pv_none = {
 };
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_futex;
+/*
+ * pv_ops.h: true while nothing halts.  The kernel starts native and flips
+ * it at load; here the default backend halts, so it starts false.
+ */
+struct static_key_true pvq_pv_native = { false };
 const char *pvq_pv_reason = "userspace";
 int pvq_spin_threshold = PVQ_FUTEX_SPIN_THRESHOLD;
 int pvq_queue_spin_threshold = PVQ_FUTEX_SPIN_THRESHOLD;
@@ -152,6 +157,10 @@ int pvq_pv_select(const char *name)
 		return -ENODEV;
 	else
 		return -EINVAL;
+	if (pvq_pv == &pvq_pv_none)
+		static_branch_enable(&pvq_pv_native);
+	else
+		static_branch_disable(&pvq_pv_native);
 	return 0;
 }
 

@@ -8,7 +8,8 @@
  * interrupts off (shim_in_nmi, shim_irqs_off in shim.h): can_wait() says
  * no there, and wait() returns at once.
  * "none": wait() returns at once and kick() does nothing, like the
- * kernel's none backend.  pvq_pv_select() chooses ("auto" is "futex").
+ * kernel's none backend, and as there the PV queued locks run native
+ * (pvq_pv_native, pv_ops.h).  pvq_pv_select() chooses ("auto" is "futex").
  *
  * Both count, per CPU, the wait() calls, the parks (waits that passed the
  * *ptr == val check and went to sleep) and the kicks received.  The hooks

@@ -22,6 +22,9 @@ struct shim_rmw_count shim_rmws[SHIM_NR_CPUS];
 uintptr_t shim_percpu_offset[SHIM_NR_CPUS];
 unsigned long shim_warnings;
 
+/* Every possible CPU starts online (<linux/cpumask.h>). */
+struct cpumask shim_cpu_online_mask;
+
 /* Which CPUs have a thread; two threads on one CPU would share its nodes. */
 static int shim_cpu_taken[SHIM_NR_CPUS];
 
@@ -92,6 +95,7 @@ static void __attribute__((constructor(101))) shim_percpu_setup(void)
 		shim_percpu_offset[cpu] = (uintptr_t)(area + cpu * stride) -
 					  (uintptr_t)__start_shim_percpu;
 		per_cpu(shim_cpu_number, cpu) = cpu;
+		set_cpu_online(cpu, true);
 	}
 }
 

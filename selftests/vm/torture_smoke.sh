@@ -15,7 +15,9 @@
 #           among overcommitted vCPUs over a few seconds
 #   PV_TESTS 1: also the paravirtual checks (when pvticket/pvqspinlock are
 #           among TYPES): irq-disabled use, non-zero halt/kick counters,
-#           pv_backend=none, every PV type on pv_backend=strict (no lost
+#           pv_backend=none (the PV queued types run native: no PV
+#           event moves; pvq_fastpath.ko times every type), every PV
+#           type on pv_backend=strict (no lost
 #           wakeup), refused backends and thresholds, and no inject_fault
 #           in this (non-fault) build
 #   HOTPLUG_TESTS 1: also one run per type with CPU hotplug (onoff_interval)
@@ -277,6 +279,13 @@ event() {
 	sed -n "s/^$1 //p" "$EVENTS"
 }
 
+# The lock event counters exist (a LOCK_STATS=y build); else test $1 fails.
+events_readable() {
+	[ -r "$EVENTS" ] && return 0
+	not_ok "$1" "$EVENTS missing (LOCK_STATS=n build?)"
+	return 1
+}
+
 # Counters of a PV type's run must show that it really halted and kicked:
 # with a small spin threshold at 2x overcommit both happen thousands of
 # times a second.
@@ -285,10 +294,7 @@ test_pv_counters() {
 	halts=$2
 	kicks=$3
 	cname="lock_events $t: $halts and $kicks non-zero"
-	if [ ! -r "$EVENTS" ]; then
-		not_ok "$cname" "$EVENTS missing (LOCK_STATS=n build?)"
-		return
-	fi
+	events_readable "$cname" || return
 	echo 64 >"$THRESHOLD"
 	echo 64 >"$QUEUE_THRESHOLD"
 	echo reset >"$EVENTS"
@@ -307,6 +313,67 @@ test_pv_counters() {
 	else
 		ok "$cname"
 		diag "$t: halts=$h $kicks=$k"
+	fi
+}
+
+# pv_backend=none (loaded by the caller): the PV queued type $1 runs as
+# the native qspinlock, so no event of the PV protocol may move.
+test_pv_native() {
+	t=$1
+	cname="pv_backend=none: $t runs native (no halt, hash, kick or steal)"
+	events_readable "$cname" || return
+	echo reset >"$EVENTS"
+	run_test "torture $t (pv_backend=none)" "$t"
+	moved=""
+	for e in wait_node wait_head wait_again kick_unlock kick_wake \
+		spurious hash_hops lock_stealing steal_block unfair_steal; do
+		n=$(event "$e")
+		[ "${n:-0}" = 0 ] || moved="$moved $e=$n"
+	done
+	if [ -n "$moved" ]; then
+		not_ok "$cname" "moved:$moved"
+	elif [ "$(event slowpath)" = 0 ]; then
+		not_ok "$cname" "no slow path at all: nothing was contended"
+	else
+		ok "$cname"
+		diag "$t none: slowpath=$(event slowpath) pending=$(event pending)"
+	fi
+}
+
+# pvq_fastpath.ko (bench/kfastpath.c, tools/kfastpath) times every built
+# type's uncontended pair: a line per type, then "done"; a parameter out of
+# range is refused.  Its figures are for tools/kfastpath, not judged here.
+test_fastpath_module() {
+	name="pvq_fastpath.ko times every built type"
+	dmesg -c >/dev/null
+	if ! insmod "$MODDIR/pvq_fastpath.ko" pairs=2000 reps=3; then
+		not_ok "$name" "insmod failed"
+		return
+	fi
+	rmmod pvq_fastpath
+	dmesg >"$LOG"
+	missing=""
+	for t in $TYPES; do
+		[ "$t" = spin_lock ] && continue
+		grep -q "pvq_fastpath: $t median [0-9.]* min" "$LOG" ||
+			missing="$missing $t"
+	done
+	if [ -n "$missing" ]; then
+		not_ok "$name" "no line for:$missing"
+	elif ! grep -q "pvq_fastpath: done" "$LOG"; then
+		not_ok "$name" "no 'done' line"
+	else
+		ok "$name"
+	fi
+	name="pvq_fastpath.ko refuses reps=0"
+	dmesg -c >/dev/null
+	if insmod "$MODDIR/pvq_fastpath.ko" reps=0 2>/dev/null; then
+		rmmod pvq_fastpath
+		not_ok "$name" "loaded"
+	elif ! dmesg | grep -q "reps=0 out of range"; then
+		not_ok "$name" "no 'out of range' message"
+	else
+		ok "$name"
 	fi
 }
 
@@ -533,10 +600,18 @@ EOF_TABLE
 		test_pv_counters pvticket taken_slow released_slow_kicked
 
 	run_table 3<<'EOF_TABLE'
-# Pure spinning: the PV hooks alone, no halts.
+# Nothing halts: the PV queued types run native, pvticket spins through
+# its PV paths.
 pv_backend=none loads        | pv_backend=none                  | lib loads pv backend none
 torture {t}                  | torture_type={pv}                | pass
 torture {t} irqs_disabled=1  | torture_type={pv} irqs_disabled=1 | pass
+EOF_TABLE
+	for t in pvqspinlock pvqspinlock_unfair; do
+		has_type "$t" && test_pv_native "$t"
+	done
+	test_fastpath_module
+
+	run_table 3<<'EOF_TABLE'
 # The default, auto: TCG has no KVM PV unhalt but is a hypervisor with
 # more than one CPU, so ipi, and the log says why.
 pv_backend=auto picks ipi, and says why |                       | lib loads pv backend ipi (no KVM PV unhalt

@@ -29,6 +29,12 @@ static __always_inline int atomic_read(const atomic_t *v)
 	return READ_ONCE(v->counter);
 }
 
+static __always_inline int atomic_read_acquire(const atomic_t *v)
+{
+	shim_on_cpu();
+	return smp_load_acquire(&v->counter);
+}
+
 static __always_inline void atomic_set(atomic_t *v, int i)
 {
 	shim_on_cpu();
@@ -93,6 +99,14 @@ static __always_inline int atomic_fetch_add_acquire(int i, atomic_t *v)
 	shim_on_cpu();
 	shim_count_rmw();
 	return __atomic_fetch_add(&v->counter, i, __ATOMIC_ACQUIRE);
+}
+
+/* Unordered, as the kernel's void atomic RMWs are (smp_mb__*_atomic()). */
+static __always_inline void atomic_inc(atomic_t *v)
+{
+	shim_on_cpu();
+	shim_count_rmw();
+	__atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
 #define atomic_cond_read_relaxed(v, c)	smp_cond_load_relaxed(&(v)->counter, (c))

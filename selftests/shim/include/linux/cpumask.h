@@ -58,6 +58,15 @@ static __always_inline bool cpumask_test_cpu(int cpu,
 	return __atomic_load_n(word, __ATOMIC_RELAXED) & shim_cpumask_bit(cpu);
 }
 
+/* Fully ordered, like the kernel's test_and_clear_bit(). */
+static __always_inline bool cpumask_test_and_clear_cpu(int cpu,
+						       struct cpumask *mask)
+{
+	return __atomic_fetch_and(shim_cpumask_word(cpu, mask),
+				  ~shim_cpumask_bit(cpu), __ATOMIC_SEQ_CST) &
+	       shim_cpumask_bit(cpu);
+}
+
 /* The first CPU after @n in @mask, or nr_cpu_ids. */
 static __always_inline unsigned int cpumask_next(int n,
 						 const struct cpumask *mask)
@@ -75,5 +84,25 @@ static __always_inline unsigned int cpumask_next(int n,
 	for ((cpu) = -1;						\
 	     (cpu) = cpumask_next((cpu), (mask)),			\
 	     (unsigned int)(cpu) < nr_cpu_ids;)
+
+#define num_possible_cpus()	nr_cpu_ids
+
+/*
+ * Every possible CPU starts online (shim.c); a test takes one out of the
+ * mask with set_cpu_online(), as the kernel does around a CPU's bring-up
+ * and teardown.  Nothing else changes: its thread may go on running lock
+ * code, as an incoming or outgoing CPU does.
+ */
+extern struct cpumask shim_cpu_online_mask;
+#define cpu_online_mask		((const struct cpumask *)&shim_cpu_online_mask)
+#define cpu_online(cpu)		cpumask_test_cpu((cpu), cpu_online_mask)
+
+static inline void set_cpu_online(unsigned int cpu, bool online)
+{
+	if (online)
+		cpumask_set_cpu(cpu, &shim_cpu_online_mask);
+	else
+		cpumask_clear_cpu(cpu, &shim_cpu_online_mask);
+}
 
 #endif

@@ -36,5 +36,7 @@
 #define __this_cpu_inc(pcp)	((void)(*this_cpu_ptr(&(pcp)) += 1))
 #define __this_cpu_read(pcp)	(*this_cpu_ptr(&(pcp)))
 #define __this_cpu_write(pcp, val)	((void)(*this_cpu_ptr(&(pcp)) = (val)))
+/* One untorn store to our own copy, which other CPUs may read. */
+#define this_cpu_write(pcp, val)	WRITE_ONCE(*this_cpu_ptr(&(pcp)), (val))
 
 #endif

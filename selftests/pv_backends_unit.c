@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the kernel's PV backends: pv/pv_backends.c itself, built
+ * against the shim and run on its model of the vCPUs under them
+ * (shim/vcpu.c, vcpu.h).  A halt parks the CPU's thread; KVM_HC_KICK_CPU
+ * unhalts the vCPU with that APIC id, and a kick that comes before the
+ * halt ends it at once; a reschedule IPI is an interrupt, which ends
+ * safe_halt() but not a halt with interrupts off.  The PV locks are linked
+ * as they are and driven through their API only, as kernel code takes
+ * them; contenders are threads registered as CPUs (unit_helpers.h).
+ *
+ * This is what the futex backend of the other PV tests cannot show: the
+ * kvm backend halts with interrupts off, where nothing but its own kick
+ * ends the halt, and CPUs outside cpu_online_mask take spinlocks too (an
+ * incoming CPU before set_cpu_online(), an outgoing one once it left the
+ * mask), so a waiter there must still be kicked.  Every wait is bounded:
+ * a waiter nobody wakes fails its test after UNIT_TIMEOUT_MS.
+ */
+#include <linux/errno.h>
+#include <linux/irqflags.h>
+#include <linux/kvm_para.h>
+
+/* A lost kick fails a test after this; all of them fit KSFT_TIMEOUT. */
+#define UNIT_TIMEOUT_MS		3000
+
+#include "kselftest_harness.h"
+#include "unit_helpers.h"
+#include "lock_stats.h"
+#include "pv_ops.h"
+#include "vcpu.h"
+
+#ifdef PVQ_LOCK_STATS
+#define EXPECT_EVENT(ev, n)						\
+	EXPECT_EQ((unsigned long)(n), pvq_lock_event_sum(PVQ_EV_##ev))
+#define event_count(ev)		pvq_lock_event_sum(PVQ_EV_##ev)
+#else
+#define EXPECT_EVENT(ev, n)	do { } while (0)
+#define event_count(ev)		0UL
+#endif
+
+/* CPUs that no test thread plays: kick targets only. */
+#define IDLE_CPU		2
+#define OFFLINE_CPU		3
+
+/* A KVM guest: the leaves at @base, and the features and hints given. */
+static void machine_kvm(unsigned int base, u32 features, u32 hints)
+{
+	shim_machine = (struct shim_machine){
+		.hypervisor = true, .kvm_base = base,
+		.kvm_features = features, .kvm_hints = hints,
+	};
+}
+
+/* A guest of a hypervisor without KVM's PV unhalt (TCG, say). */
+static void machine_no_kvm(void)
+{
+	shim_machine = (struct shim_machine){ .hypervisor = true };
+}
+
+/* A PV lock as the tests see it. */
+struct pv_lock_type {
+	const struct lock_adapter *ops;
+	/* The same, with the whole acquisition under local_irq_disable(). */
+	const struct lock_adapter *irqs_off;
+	/* The byte its halted waiter waits on (pvq_pv_halted_on()). */
+	u8 *(*halt_byte)(void *lock);
+};
+
+#define PV_LOCK_TYPE(type, byte)					\
+static void type##_lock_irqs_off(void *lock)				\
+{									\
+	local_irq_disable();						\
+	lock_adapter_##type.lock(lock);					\
+}									\
+									\
+static void type##_unlock_irqs_on(void *lock)				\
+{									\
+	lock_adapter_##type.unlock(lock);				\
+	local_irq_enable();						\
+}									\
+									\
+static const struct lock_adapter type##_irqs_off_ops = {		\
+	.name = #type " with interrupts off",				\
+	.lock = type##_lock_irqs_off,					\
+	.unlock = type##_unlock_irqs_on,				\
+};									\
+									\
+static const struct pv_lock_type type##_type = {			\
+	.ops = &lock_adapter_##type,					\
+	.irqs_off = &type##_irqs_off_ops,				\
+	.halt_byte = byte,						\
+}
+
+/* A pvticket waiter halts on the low byte of the head. */
+static u8 *pvticket_halt_byte(void *lock)
+{
+	return (u8 *)&((struct pvq_pvticketlock *)lock)->tickets.head;
+}
+
+PV_LOCK_TYPE(pvticket, pvticket_halt_byte);
+
+#ifdef PVQ_PV_QSPINLOCK
+/* A queued lock's only contender is its queue head: it halts on ->locked. */
+static u8 *qspin_halt_byte(void *lock)
+{
+	return &((struct pvq_qspinlock *)lock)->locked;
+}
+
+PV_LOCK_TYPE(pvqspinlock, qspin_halt_byte);
+#endif
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+PV_LOCK_TYPE(pvqspinlock_unfair, qspin_halt_byte);
+#endif
+
+union pv_lock {
+	struct pvq_qspinlock q;
+	struct pvq_pvticketlock t;
+};
+
+/* Spin loops before a waiter halts: small, so that waiters halt at once. */
+#define UNIT_SPIN_THRESHOLD	64
+
+/*
+ * What the module's init does before any PV lock is used, spin thresholds
+ * that make waiters halt at once, and a fresh lock.
+ */
+static int pv_locks_setup(const struct pv_lock_type *t, union pv_lock *lock)
+{
+#ifdef PVQ_PV_QSPINLOCK
+	int ret = pvq_hash_init();
+
+	if (ret)
+		return ret;
+#endif
+	pvq_spin_threshold = UNIT_SPIN_THRESHOLD;
+	pvq_queue_spin_threshold = UNIT_SPIN_THRESHOLD;
+	t->ops->init(lock);
+	pvq_lock_events_reset();
+	return 0;
+}
+
+/* Start @c on @cpu and wait until it is halted on @lock, as @state says. */
+static bool start_halted(struct contender *c, const struct pv_lock_type *t,
+			 bool irqs_off, void *lock, int cpu,
+			 enum shim_vcpu_state state)
+{
+	if (contender_start(c, irqs_off ? t->irqs_off : t->ops, lock, cpu,
+			    false))
+		return false;
+	return poll_until(pvq_pv_halted_on(cpu) == t->halt_byte(lock) &&
+			  shim_vcpu_state(cpu) == state);
+}
+
+/*
+ * Hold one CPU's thread in halt() after the backend's last check, before
+ * the vCPU halts: set halt_window_cpu, install hold_in_halt_window() as
+ * shim_vcpu_halt_hook, wait for in_halt_window, act, set halt_window_done.
+ */
+static int halt_window_cpu = -1;
+static int in_halt_window;
+static int halt_window_done;
+
+static void hold_in_halt_window(void)
+{
+	if (smp_processor_id() != halt_window_cpu ||
+	    flag_read(&in_halt_window))
+		return;
+	flag_set(&in_halt_window);
+	poll_until(flag_read(&halt_window_done));
+}
+
+/* Backend selection, from what CPUID says. */
+
+TEST(kvm_selected_when_cpuid_offers_pv_unhalt)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_kvm(KVM_CPUID_SIGNATURE, BIT(KVM_FEATURE_PV_UNHALT), 0);
+	ASSERT_EQ(0, pvq_pv_select("kvm"));
+	EXPECT_STREQ("kvm", pvq_pv->name);
+	ASSERT_EQ(0, pvq_pv_select("ipi"));
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("kvm", pvq_pv->name);
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "PV unhalt"))
+		TH_LOG("reason: %s", pvq_pv_reason);
+
+	/* KVM's leaves may sit at any 0x100 step of the range. */
+	machine_kvm(KVM_CPUID_SIGNATURE + 0x200, BIT(KVM_FEATURE_PV_UNHALT),
+		    0);
+	ASSERT_EQ(0, pvq_pv_select("ipi"));
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("kvm", pvq_pv->name);
+	ASSERT_EQ(0, pvq_pv_select("kvm"));
+	EXPECT_STREQ("kvm", pvq_pv->name);
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+TEST(kvm_refused_without_pv_unhalt)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	/* KVM, but no PV unhalt: auto halts and kicks with IPIs. */
+	machine_kvm(KVM_CPUID_SIGNATURE, 0, 0);
+	ASSERT_EQ(0, pvq_pv_select("strict"));
+	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
+	EXPECT_STREQ("strict", pvq_pv->name);
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("ipi", pvq_pv->name);
+
+	/* Another hypervisor (TCG): the same. */
+	machine_no_kvm();
+	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("ipi", pvq_pv->name);
+	EXPECT_EQ(-EINVAL, pvq_pv_select("futex"));
+}
+
+TEST(auto_picks_none_where_halting_cannot_pay)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	/* Bare metal: no hypervisor bit, whatever the leaves say. */
+	shim_machine = (struct shim_machine){
+		.kvm_base = KVM_CPUID_SIGNATURE,
+		.kvm_features = BIT(KVM_FEATURE_PV_UNHALT),
+	};
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("none", pvq_pv->name);
+	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
+
+	/* The host dedicates a physical CPU to every vCPU. */
+	machine_kvm(KVM_CPUID_SIGNATURE, BIT(KVM_FEATURE_PV_UNHALT),
+		    BIT(KVM_HINTS_REALTIME));
+	ASSERT_EQ(0, pvq_pv_select("ipi"));
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("none", pvq_pv->name);
+	/* Named, it is still available. */
+	ASSERT_EQ(0, pvq_pv_select("kvm"));
+	EXPECT_STREQ("kvm", pvq_pv->name);
+}
+
+/* The kvm kick, lock aside. */
+
+#define KVM_SETUP() do {						\
+	shim_register_cpu(UNIT_TEST_CPU);				\
+	machine_kvm(KVM_CPUID_SIGNATURE, BIT(KVM_FEATURE_PV_UNHALT), 0);	\
+	ASSERT_EQ(0, pvq_pv_select("kvm"));				\
+	ASSERT_STREQ("kvm", pvq_pv->name);				\
+	pvq_lock_events_reset();					\
+} while (0)
+
+/*
+ * Regression test (kicks to CPUs outside cpu_online_mask were dropped):
+ * the hypercall goes to the kicked CPU's APIC id, online or not, and from
+ * NMI context at once; no IPI is involved.
+ */
+TEST(kvm_kick_reaches_any_cpu_by_its_apic_id)
+{
+	int cpu;
+
+	KVM_SETUP();
+	set_cpu_online(OFFLINE_CPU, false);
+	pvq_pv_kick(IDLE_CPU);
+	pvq_pv_kick(OFFLINE_CPU);
+	EXPECT_EQ(1UL, shim_vcpu_unhalts(IDLE_CPU));
+	EXPECT_EQ(1UL, shim_vcpu_unhalts(OFFLINE_CPU))
+		TH_LOG("the kick to CPU %d, not online, was dropped (kick_offline %lu)",
+		       OFFLINE_CPU, event_count(kick_offline));
+	EXPECT_EVENT(kick_offline, 0);
+
+	shim_in_nmi = 1;
+	pvq_pv_kick(IDLE_CPU);
+	shim_in_nmi = 0;
+	EXPECT_EQ(2UL, shim_vcpu_unhalts(IDLE_CPU));
+	EXPECT_EVENT(kick_deferred, 0);
+
+	for_each_possible_cpu(cpu) {
+		EXPECT_EQ(0UL, shim_vcpu_ipis(cpu));
+		if (cpu != IDLE_CPU && cpu != OFFLINE_CPU) {
+			EXPECT_EQ(0UL, shim_vcpu_unhalts(cpu))
+				TH_LOG("CPU %d was kicked", cpu);
+		}
+	}
+	EXPECT_EQ(0UL, shim_vcpu_stray_kicks());
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+/* kvm, with each PV lock. */
+
+FIXTURE(kvm) {
+	union pv_lock lock;
+};
+
+FIXTURE_VARIANT(kvm) {
+	const struct pv_lock_type *type;
+};
+
+FIXTURE_VARIANT_ADD(kvm, pvticket) {
+	.type = &pvticket_type,
+};
+
+#ifdef PVQ_PV_QSPINLOCK
+FIXTURE_VARIANT_ADD(kvm, pvqspinlock) {
+	.type = &pvqspinlock_type,
+};
+#endif
+
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+FIXTURE_VARIANT_ADD(kvm, pvqspinlock_unfair) {
+	.type = &pvqspinlock_unfair_type,
+};
+#endif
+
+FIXTURE_SETUP(kvm)
+{
+	KVM_SETUP();
+	ASSERT_EQ(0, pv_locks_setup(variant->type, &self->lock));
+}
+
+FIXTURE_TEARDOWN(kvm)
+{
+}
+
+/*
+ * Unlike ipi, kvm halts with interrupts off, and then only the kick
+ * hypercall ends the halt: a reschedule IPI stays pending.  This is why a
+ * kick that is dropped leaves its waiter halted for good.
+ */
+TEST_F(kvm, irqs_off_waiter_halts_until_kicked)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+
+	t->ops->lock(&self->lock);
+	ASSERT_TRUE(start_halted(&c, t, true, &self->lock, 1,
+				 SHIM_VCPU_HALTED_IRQS_OFF))
+		TH_LOG("CPU 1: halted on %p (the lock's byte %p), state %d",
+		       pvq_pv_halted_on(1), t->halt_byte(&self->lock),
+		       shim_vcpu_state(1));
+	smp_send_reschedule(1);
+	EXPECT_TRUE(stays_false(flag_read(&c.acquired) ||
+				shim_vcpu_halts(1) != 1 ||
+				shim_vcpu_state(1) != SHIM_VCPU_HALTED_IRQS_OFF))
+		TH_LOG("the IPI ended the halt: %lu halts, state %d",
+		       shim_vcpu_halts(1), shim_vcpu_state(1));
+
+	t->ops->unlock(&self->lock);
+	/* The kick is part of the unlock. */
+	EXPECT_EQ(1UL, shim_vcpu_unhalts(1));
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_FALSE(t->ops->is_locked(&self->lock));
+	EXPECT_EQ(1UL, shim_vcpu_ipis(1));
+	EXPECT_EQ(0UL, shim_vcpu_stray_kicks());
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+/*
+ * Regression test (the kvm kick skipped CPUs outside cpu_online_mask): a
+ * CPU that is coming up takes spinlocks before set_cpu_online() (6.1's
+ * start_secondary() takes vector_lock, rcu_cpu_starting() an rcu_node
+ * lock), and one going down after it left the mask (rcu_report_dead()),
+ * all with interrupts off.  A waiter there halts on kvm, and the unlock's
+ * kick must reach it.  Dropped, it halts for good.
+ */
+TEST_F(kvm, irqs_off_waiter_on_cpu_not_online_is_kicked)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+	bool took;
+
+	t->ops->lock(&self->lock);
+	set_cpu_online(1, false);
+	ASSERT_TRUE(start_halted(&c, t, true, &self->lock, 1,
+				 SHIM_VCPU_HALTED_IRQS_OFF))
+		TH_LOG("CPU 1: halted on %p (the lock's byte %p), state %d",
+		       pvq_pv_halted_on(1), t->halt_byte(&self->lock),
+		       shim_vcpu_state(1));
+
+	t->ops->unlock(&self->lock);
+	took = poll_until(flag_read(&c.acquired));
+	ASSERT_TRUE(took)
+		TH_LOG("CPU 1, not online, still halted: %lu kicks reached it, kick_offline %lu",
+		       shim_vcpu_unhalts(1), event_count(kick_offline));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_FALSE(t->ops->is_locked(&self->lock));
+	EXPECT_EQ(1UL, shim_vcpu_unhalts(1));
+	EXPECT_EQ(0UL, shim_vcpu_ipis(1));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(kick_offline, 0);
+}
+
+/*
+ * The unlock, and its kick, land after the waiter's last check and before
+ * its halt: KVM keeps the kick (pv_unhalted), the halt ends at once.  A
+ * model of the machine that forgot it would fail here, not only the lock.
+ */
+TEST_F(kvm, kick_between_check_and_halt_is_kept)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+
+	t->ops->lock(&self->lock);
+	halt_window_cpu = 1;
+	shim_vcpu_halt_hook = hold_in_halt_window;
+	ASSERT_EQ(0, contender_start(&c, t->irqs_off, &self->lock, 1, false));
+	ASSERT_TRUE(poll_until(flag_read(&in_halt_window)));
+	/* Past its check: it waits for the byte to change. */
+	EXPECT_TRUE(pvq_pv_halted_on(1) == t->halt_byte(&self->lock));
+	EXPECT_EQ(0UL, shim_vcpu_halts(1));
+
+	t->ops->unlock(&self->lock);
+	EXPECT_EQ(1UL, shim_vcpu_unhalts(1));
+	flag_set(&halt_window_done);
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)))
+		TH_LOG("the kick before the halt was lost: %lu halts, %lu slept, state %d",
+		       shim_vcpu_halts(1), shim_vcpu_sleeps(1),
+		       shim_vcpu_state(1));
+	ASSERT_TRUE(contender_finish(&c));
+	/* One halt, which ended without sleeping. */
+	EXPECT_EQ(1UL, shim_vcpu_halts(1));
+	EXPECT_EQ(0UL, shim_vcpu_sleeps(1));
+	EXPECT_FALSE(t->ops->is_locked(&self->lock));
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+/* ipi and strict, lock aside. */
+
+FIXTURE(ipi_kick) {
+};
+
+FIXTURE_VARIANT(ipi_kick) {
+	const char *backend;
+};
+
+FIXTURE_VARIANT_ADD(ipi_kick, ipi) {
+	.backend = "ipi",
+};
+
+FIXTURE_VARIANT_ADD(ipi_kick, strict) {
+	.backend = "strict",
+};
+
+FIXTURE_SETUP(ipi_kick)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	ASSERT_EQ(0, pvq_pv_select(variant->backend));
+	pvq_lock_events_reset();
+}
+
+FIXTURE_TEARDOWN(ipi_kick)
+{
+}
+
+/*
+ * x86 refuses a reschedule IPI to a CPU that is not online, with a
+ * warning (so does the shim): the IPI backends leave it out, and count it.
+ */
+TEST_F(ipi_kick, kick_to_cpu_not_online_sends_no_ipi)
+{
+	set_cpu_online(OFFLINE_CPU, false);
+	pvq_pv_kick(OFFLINE_CPU);
+	EXPECT_EQ(0UL, shim_vcpu_ipis(OFFLINE_CPU));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(kick_offline, 1);
+
+	pvq_pv_kick(IDLE_CPU);
+	EXPECT_EQ(1UL, shim_vcpu_ipis(IDLE_CPU));
+	EXPECT_EQ(0UL, shim_vcpu_unhalts(IDLE_CPU) +
+		       shim_vcpu_unhalts(OFFLINE_CPU));
+	EXPECT_EQ(0UL, shim_warnings);
+	EXPECT_EVENT(kick_offline, 1);
+
+	/* The shim's IPI itself refuses, as x86 does. */
+	TH_LOG("on purpose: the shim warns of a reschedule IPI to CPU %d",
+	       OFFLINE_CPU);
+	smp_send_reschedule(OFFLINE_CPU);
+	EXPECT_EQ(0UL, shim_vcpu_ipis(OFFLINE_CPU));
+	EXPECT_EQ(1UL, shim_warnings);
+}
+
+/*
+ * From NMI context the kick is deferred to an irq_work, which sends the
+ * IPIs when this CPU takes its interrupt, to online CPUs only.
+ */
+TEST_F(ipi_kick, nmi_kick_is_sent_by_the_irq_work)
+{
+	set_cpu_online(OFFLINE_CPU, false);
+	/* The NMI comes while interrupts are off: the work must wait. */
+	local_irq_disable();
+	shim_in_nmi = 1;
+	pvq_pv_kick(IDLE_CPU);
+	pvq_pv_kick(OFFLINE_CPU);
+	shim_in_nmi = 0;
+	EXPECT_EQ(0UL, shim_vcpu_ipis(IDLE_CPU));
+	EXPECT_EVENT(kick_deferred, 2);
+
+	local_irq_enable();
+	EXPECT_EQ(1UL, shim_vcpu_ipis(IDLE_CPU));
+	EXPECT_EQ(0UL, shim_vcpu_ipis(OFFLINE_CPU));
+	EXPECT_EVENT(kick_offline, 1);
+	EXPECT_EQ(0UL, shim_warnings);
+	/* Nothing left in flight. */
+	pvq_pv_exit();
+}
+
+/*
+ * A waiter spinning with interrupts off sends the kicks that an NMI
+ * deferred on its CPU itself (the irq_work cannot run meanwhile).
+ */
+TEST_F(ipi_kick, spinning_sends_deferred_kicks)
+{
+	local_irq_disable();
+	shim_in_nmi = 1;
+	pvq_pv_kick(IDLE_CPU);
+	/* Not from NMI context. */
+	pvq_pv_spinning();
+	shim_in_nmi = 0;
+	EXPECT_EQ(0UL, shim_vcpu_ipis(IDLE_CPU));
+
+	pvq_pv_spinning();
+	EXPECT_EQ(1UL, shim_vcpu_ipis(IDLE_CPU));
+	/* The work finds nothing left to send. */
+	local_irq_enable();
+	EXPECT_EQ(1UL, shim_vcpu_ipis(IDLE_CPU));
+	EXPECT_EVENT(kick_deferred, 1);
+	EXPECT_EQ(0UL, shim_warnings);
+	pvq_pv_exit();
+}
+
+/* ipi and strict, with each PV lock. */
+
+FIXTURE(ipi) {
+	union pv_lock lock;
+};
+
+FIXTURE_VARIANT(ipi) {
+	const char *backend;
+	const struct pv_lock_type *type;
+};
+
+FIXTURE_VARIANT_ADD(ipi, ipi_pvticket) {
+	.backend = "ipi", .type = &pvticket_type,
+};
+
+FIXTURE_VARIANT_ADD(ipi, strict_pvticket) {
+	.backend = "strict", .type = &pvticket_type,
+};
+
+#ifdef PVQ_PV_QSPINLOCK
+FIXTURE_VARIANT_ADD(ipi, ipi_pvqspinlock) {
+	.backend = "ipi", .type = &pvqspinlock_type,
+};
+
+FIXTURE_VARIANT_ADD(ipi, strict_pvqspinlock) {
+	.backend = "strict", .type = &pvqspinlock_type,
+};
+#endif
+
+FIXTURE_SETUP(ipi)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	ASSERT_EQ(0, pvq_pv_select(variant->backend));
+	ASSERT_EQ(0, pv_locks_setup(variant->type, &self->lock));
+}
+
+FIXTURE_TEARDOWN(ipi)
+{
+}
+
+/* With interrupts on, the waiter halts with "sti; hlt", and the IPI ends it. */
+TEST_F(ipi, waiter_halts_and_the_ipi_wakes_it)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+
+	t->ops->lock(&self->lock);
+	ASSERT_TRUE(start_halted(&c, t, false, &self->lock, 1,
+				 SHIM_VCPU_HALTED_IRQS_ON))
+		TH_LOG("CPU 1: halted on %p (the lock's byte %p), state %d",
+		       pvq_pv_halted_on(1), t->halt_byte(&self->lock),
+		       shim_vcpu_state(1));
+	t->ops->unlock(&self->lock);
+	EXPECT_EQ(1UL, shim_vcpu_ipis(1));
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_FALSE(t->ops->is_locked(&self->lock));
+	EXPECT_EQ(0UL, shim_vcpu_unhalts(1));
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+/*
+ * With interrupts off nothing could wake it: it never halts (can_wait()
+ * says so before the halt protocol), it spins, and nobody kicks it.
+ */
+TEST_F(ipi, irqs_off_waiter_never_halts)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+
+	t->ops->lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&c, t->irqs_off, &self->lock, 1, false));
+	ASSERT_TRUE(poll_until(t->ops->is_contended(&self->lock)));
+	/* Thousands of spin thresholds' worth. */
+	EXPECT_TRUE(stays_false(shim_vcpu_halts(1) || pvq_pv_halted_on(1)))
+		TH_LOG("CPU 1 halted with interrupts off: %lu halts, state %d",
+		       shim_vcpu_halts(1), shim_vcpu_state(1));
+	EXPECT_FALSE(flag_read(&c.acquired));
+
+	t->ops->unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_FALSE(t->ops->is_locked(&self->lock));
+	EXPECT_EQ(0UL, shim_vcpu_halts(1));
+	EXPECT_EQ(0UL, shim_vcpu_ipis(1));
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The machine under the kernel's PV backends: vCPU halts, KVM's kick
+ * hypercall, reschedule IPIs, irq_work and CPUID.  See vcpu.h.
+ *
+ * Each vCPU has one futex word of events posted to it: UNHALT (a
+ * KVM_HC_KICK_CPU for it) and IRQ (an interrupt pending: a reschedule IPI
+ * or an irq_work self-IPI).  A halt parks the vCPU's thread until an event
+ * it may wake for is set.  The word is read before the thread parks and
+ * FUTEX_WAIT parks only if it has not changed since, so an event posted at
+ * any moment, before the halt included, ends the halt.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/bug.h>
+#include <linux/compiler.h>
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/irqflags.h>
+#include <linux/kvm_para.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <asm/apic.h>
+#include <asm/processor.h>
+
+#include "shim.h"
+#include "vcpu.h"
+
+#define SHIM_EV_UNHALT	1U	/* KVM's pv_unhalted */
+#define SHIM_EV_IRQ	2U	/* an interrupt is pending */
+
+struct shim_vcpu {
+	u32 events;			/* the futex word: SHIM_EV_* */
+	int state;			/* enum shim_vcpu_state */
+	unsigned long halts;
+	unsigned long sleeps;
+	unsigned long unhalts;
+	unsigned long ipis;
+	/* Queued irq_works: only this CPU's own thread touches the list. */
+	struct irq_work *irq_works;
+} __aligned(SHIM_CACHELINE);
+
+static struct shim_vcpu shim_vcpus[SHIM_NR_CPUS];
+static unsigned long shim_stray_kicks;
+
+/* @cpu's vCPU; a CPU number out of range aborts. */
+static struct shim_vcpu *shim_vcpu_of(int cpu)
+{
+	(void)shim_cpu_offset(cpu);
+	return &shim_vcpus[cpu];
+}
+
+struct shim_machine shim_machine;
+void (*shim_vcpu_halt_hook)(void);
+
+DEFINE_PER_CPU(u16, x86_cpu_to_apicid);
+
+/* After shim.c has made the per-CPU areas (its constructor is 101). */
+static void __attribute__((constructor(102))) shim_vcpu_setup(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(x86_cpu_to_apicid, cpu) = SHIM_APICID(cpu);
+}
+
+static void shim_vcpu_count(unsigned long *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+static long shim_futex(u32 *uaddr, int op, u32 val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static void shim_vcpu_post(int cpu, u32 event)
+{
+	struct shim_vcpu *v = shim_vcpu_of(cpu);
+
+	/*
+	 * Release: what the sender did before (the lock it released, the
+	 * hand-over it made) is visible to the vCPU that sees the event;
+	 * pairs with the acquires in shim_vcpu_halt().
+	 */
+	__atomic_fetch_or(&v->events, event, __ATOMIC_RELEASE);
+	shim_futex(&v->events, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+/* Park until an event in @wake is posted. */
+static void shim_vcpu_halt(bool irqs_on)
+{
+	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
+	u32 wake = SHIM_EV_UNHALT | (irqs_on ? SHIM_EV_IRQ : 0);
+	void (*hook)(void) = READ_ONCE(shim_vcpu_halt_hook);
+	bool slept = false;
+	u32 ev;
+
+	if (hook)
+		hook();
+	shim_vcpu_count(&v->halts);
+	WRITE_ONCE(v->state, irqs_on ? SHIM_VCPU_HALTED_IRQS_ON :
+				       SHIM_VCPU_HALTED_IRQS_OFF);
+	for (;;) {
+		/* Acquire: pairs with the release in shim_vcpu_post(). */
+		ev = __atomic_load_n(&v->events, __ATOMIC_ACQUIRE);
+		if (ev & wake)
+			break;
+		if (!slept)
+			shim_vcpu_count(&v->sleeps);
+		slept = true;
+		/* EAGAIN: posted meanwhile; EINTR: look again. */
+		shim_futex(&v->events, FUTEX_WAIT_PRIVATE, ev);
+	}
+	/*
+	 * KVM forgets a kick when the vCPU leaves the halted state, whatever
+	 * ended it.  Acquire: a kick taken away here still shows the change
+	 * it announced to the checks after the halt.
+	 */
+	__atomic_fetch_and(&v->events, ~SHIM_EV_UNHALT, __ATOMIC_ACQUIRE);
+	WRITE_ONCE(v->state, SHIM_VCPU_RUNNING);
+}
+
+void halt(void)
+{
+	bool irqs_on = !shim_irqs_off;
+
+	shim_vcpu_halt(irqs_on);
+	shim_irq_take_pending();
+}
+
+void safe_halt(void)
+{
+	/* The sti: a pending interrupt ends the hlt at once. */
+	shim_irqs_off = 0;
+	shim_vcpu_halt(true);
+	shim_irq_take_pending();
+}
+
+void shim_irq_take_pending(void)
+{
+	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
+	struct irq_work *work;
+	unsigned int flags;
+
+	if (shim_irqs_off)
+		return;
+	while (__atomic_load_n(&v->events, __ATOMIC_RELAXED) & SHIM_EV_IRQ) {
+		/* Acquire: as in shim_vcpu_halt(), for the handlers. */
+		__atomic_fetch_and(&v->events, ~SHIM_EV_IRQ, __ATOMIC_ACQUIRE);
+		/* The handlers run as a hard interrupt: interrupts off. */
+		shim_irqs_off = 1;
+		while ((work = v->irq_works)) {
+			v->irq_works = work->shim_next;
+			/* Not pending while it runs: a new queueing reruns it. */
+			flags = __atomic_and_fetch(&work->shim_flags,
+						   ~SHIM_IRQ_WORK_PENDING,
+						   __ATOMIC_SEQ_CST);
+			work->func(work);
+			/*
+			 * Release, for irq_work_sync(); and only if nobody
+			 * queued it again meanwhile, as the kernel does.
+			 */
+			__atomic_compare_exchange_n(&work->shim_flags, &flags,
+						    flags & ~SHIM_IRQ_WORK_BUSY,
+						    false, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
+		}
+		shim_irqs_off = 0;
+	}
+}
+
+bool irq_work_queue(struct irq_work *work)
+{
+	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
+
+	/* Whoever sets PENDING queues it; the others find it queued. */
+	if (__atomic_fetch_or(&work->shim_flags,
+			      SHIM_IRQ_WORK_PENDING | SHIM_IRQ_WORK_BUSY,
+			      __ATOMIC_SEQ_CST) & SHIM_IRQ_WORK_PENDING)
+		return false;
+	work->shim_next = v->irq_works;
+	v->irq_works = work;
+	/* The self-IPI. */
+	shim_vcpu_post(shim_cpu(), SHIM_EV_IRQ);
+	return true;
+}
+
+void irq_work_sync(struct irq_work *work)
+{
+	/* Acquire: pairs with the release once the work has run. */
+	while (__atomic_load_n(&work->shim_flags, __ATOMIC_ACQUIRE) &
+	       SHIM_IRQ_WORK_BUSY)
+		sched_yield();
+}
+
+void smp_send_reschedule(int cpu)
+{
+	if (WARN_ONCE(!cpu_online(cpu),
+		      "reschedule IPI to CPU %d, which is not online: refused\n",
+		      cpu))
+		return;
+	shim_vcpu_count(&shim_vcpu_of(cpu)->ipis);
+	shim_vcpu_post(cpu, SHIM_EV_IRQ);
+}
+
+void shim_cpuid(unsigned int op, unsigned int *eax, unsigned int *ebx,
+		unsigned int *ecx, unsigned int *edx)
+{
+	static const char sig[12] = "KVMKVMKVM\0\0\0";
+	unsigned int base = READ_ONCE(shim_machine.kvm_base);
+
+	if (op < KVM_CPUID_SIGNATURE || op >= KVM_CPUID_SIGNATURE + 0x10000)
+		shim_die("CPUID leaf %#x is not modelled", op);
+	if (base && (base < KVM_CPUID_SIGNATURE || base % 0x100))
+		shim_die("KVM's CPUID leaves cannot start at %#x", base);
+	*eax = *ebx = *ecx = *edx = 0;
+	/* Without the hypervisor bit the range holds nothing of KVM's. */
+	if (!READ_ONCE(shim_machine.hypervisor) || !base)
+		return;
+	if (op == base) {
+		*eax = base + KVM_CPUID_FEATURES - KVM_CPUID_SIGNATURE;
+		memcpy(ebx, sig, 4);
+		memcpy(ecx, sig + 4, 4);
+		memcpy(edx, sig + 8, 4);
+	} else if (op == base + KVM_CPUID_FEATURES - KVM_CPUID_SIGNATURE) {
+		*eax = READ_ONCE(shim_machine.kvm_features);
+		*edx = READ_ONCE(shim_machine.kvm_hints);
+	}
+}
+
+bool shim_boot_cpu_has(unsigned int feature)
+{
+	if (feature != X86_FEATURE_HYPERVISOR)
+		shim_die("CPU feature %u is not modelled", feature);
+	return READ_ONCE(shim_machine.hypervisor);
+}
+
+bool kvm_para_available(void)
+{
+	return READ_ONCE(shim_machine.hypervisor) &&
+	       READ_ONCE(shim_machine.kvm_base);
+}
+
+long kvm_hypercall2(unsigned int nr, unsigned long p1, unsigned long p2)
+{
+	int cpu;
+
+	if (!kvm_para_available())
+		shim_die("hypercall %u without KVM", nr);
+	if (nr != KVM_HC_KICK_CPU)
+		shim_die("hypercall %u is not modelled", nr);
+	/* As KVM: any vCPU with that APIC id, whatever the guest thinks of it. */
+	for_each_possible_cpu(cpu) {
+		if (per_cpu(x86_cpu_to_apicid, cpu) == p2) {
+			shim_vcpu_count(&shim_vcpu_of(cpu)->unhalts);
+			shim_vcpu_post(cpu, SHIM_EV_UNHALT);
+			return 0;
+		}
+	}
+	shim_vcpu_count(&shim_stray_kicks);
+	return 0;
+}
+
+enum shim_vcpu_state shim_vcpu_state(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->state);
+}
+
+unsigned long shim_vcpu_halts(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->halts);
+}
+
+unsigned long shim_vcpu_sleeps(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->sleeps);
+}
+
+unsigned long shim_vcpu_unhalts(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->unhalts);
+}
+
+unsigned long shim_vcpu_ipis(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->ipis);
+}
+
+unsigned long shim_vcpu_stray_kicks(void)
+{
+	return READ_ONCE(shim_stray_kicks);
+}

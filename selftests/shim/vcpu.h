@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The machine under the kernel's PV backends (shim/vcpu.c), so that
+ * pv/pv_backends.c itself runs in userspace: each CPU's thread is a vCPU
+ * of a KVM guest, with what the backends use of it.
+ *
+ *   halt(), safe_halt()   the vCPU's thread parks on a futex word of its
+ *                         own until an event it may wake for is posted
+ *   KVM_HC_KICK_CPU       posts "unhalt" to the vCPU with that APIC id,
+ *                         online or not; it stays posted until that vCPU's
+ *                         next halt ends (KVM's pv_unhalted), so a kick
+ *                         that lands before the halt ends it at once
+ *   smp_send_reschedule() posts an interrupt, which ends safe_halt() (or a
+ *                         halt() with interrupts on), never a halt() with
+ *                         interrupts off; refused with a warning for a CPU
+ *                         that is not online, as x86 does
+ *   irq_work_queue()      the work runs when its CPU takes its interrupt
+ *   CPUID                 the hypervisor bit and KVM's leaves, from
+ *                         shim_machine
+ *
+ * What the tests may look at and change is below.
+ */
+#ifndef SHIM_VCPU_H
+#define SHIM_VCPU_H
+
+#include <linux/types.h>
+
+/*
+ * What CPUID says.  The default is bare metal (all zero); a test fills it
+ * in before pvq_pv_select().
+ */
+struct shim_machine {
+	bool hypervisor;	/* CPUID.1:ECX.hypervisor */
+	unsigned int kvm_base;	/* KVM's leaves at this base, 0: none */
+	u32 kvm_features;	/* leaf base + 1, EAX: BIT(KVM_FEATURE_*) */
+	u32 kvm_hints;		/* leaf base + 1, EDX: BIT(KVM_HINTS_*) */
+};
+
+extern struct shim_machine shim_machine;
+
+/*
+ * CPU n's APIC id: never n, so that a kick addressed to a CPU number
+ * instead of its APIC id wakes the wrong vCPU, or none.
+ */
+#define SHIM_APICID(cpu)	(2 * (cpu) + 1)
+
+enum shim_vcpu_state {
+	SHIM_VCPU_RUNNING,
+	SHIM_VCPU_HALTED_IRQS_OFF,	/* in halt() with interrupts off */
+	SHIM_VCPU_HALTED_IRQS_ON,	/* in safe_halt(), or halt() with them on */
+};
+
+/* In a halt (parked, or about to park), and how. */
+enum shim_vcpu_state shim_vcpu_state(int cpu);
+/* Halts begun, and of those the ones that parked (did not end at once). */
+unsigned long shim_vcpu_halts(int cpu);
+unsigned long shim_vcpu_sleeps(int cpu);
+/* KVM_HC_KICK_CPU hypercalls and reschedule IPIs received. */
+unsigned long shim_vcpu_unhalts(int cpu);
+unsigned long shim_vcpu_ipis(int cpu);
+/* KVM_HC_KICK_CPU hypercalls to an APIC id that no vCPU has. */
+unsigned long shim_vcpu_stray_kicks(void);
+
+/*
+ * Called on the halting CPU's thread as halt() or safe_halt() begins:
+ * after the backend's last check, before the vCPU halts.  A test holds
+ * the CPU there to send a kick into that window.
+ */
+extern void (*shim_vcpu_halt_hook)(void);
+
+#endif /* SHIM_VCPU_H */
