@@ -30,6 +30,13 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 #endif
 
 #ifdef PVQ_PARAVIRT_SPINLOCKS
+/*
+ * pv/pv_ops.h: false, as with a backend that halts: the PV types unlock
+ * with their cmpxchg here.  pvq_fastpath.ko (bench/kfastpath.c) measures
+ * them with the key set too, as the kernel patches it.
+ */
+struct static_key_true pvq_pv_native = { false };
+
 void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
 {
 	premise_broken("pvticket lock");

@@ -29,6 +29,12 @@ PVQ_RANGED_PARAM(queue_spin_threshold, pvq_queue_spin_threshold, 1,
 MODULE_PARM_DESC(queue_spin_threshold, "Spin loops before a PV queued waiter or queue head halts, fair and unfair (1..2^30, default 256)");
 
 #ifdef PVQ_PV_QSPINLOCK
+PVQ_RANGED_PARAM(pass_bound, pvq_pass_bound, 0, PVQ_PASSES_MAX);
+MODULE_PARM_DESC(pass_bound, "PV qspinlock, fair and unfair: steals past a queue counted before nobody may steal until a queue head has the lock (0..127, default 127; 0: no bound, for measurement)");
+
+PVQ_RANGED_PARAM(pass_scale, pvq_pass_scale, 1, PVQ_PASS_SCALE_MAX);
+MODULE_PARM_DESC(pass_scale, "PV qspinlock: each CPU counts one of this many steals past a queue against pass_bound (1..1024, default 16)");
+
 PVQ_RANGED_PARAM(fair_bound_us, pvq_fair_bound_us, 0, 1000000);
 MODULE_PARM_DESC(fair_bound_us, "Fair PV qspinlock: a queue head lets contenders take the free lock until it has been starved this long (us), then blocks stealing (0..1000000, default 10; 0: at once)");
 

@@ -184,22 +184,88 @@ void pvq_pv_init_node(struct pvq_mcs_node *node)
 }
 
 /*
- * Every steal past the queue: take the lock if it is free and no head has
- * reserved it.  Acquire: on success the critical section follows.  The
- * cmpxchg covers the pending byte too, so a head that sets it after the
- * stealer read the word still keeps the stealer out.
+ * The pass bound.  A queue head that the host does not run, or that halts,
+ * can be passed by every running vCPU for as long as it is away: its
+ * reservation (the pending bit) only works while it spins, and its
+ * starvation clock only counts time it runs.  So every steal past a queue
+ * is counted in the lock word (PVQ_PASSES_MASK), and at pass_bound counted
+ * steals nobody steals until a queue head has taken the lock, which sets
+ * the count to 0 again.  That bounds how often any head is passed,
+ * halting or not, fair or unfair, whatever its clock says.
+ *
+ * Seven bits count at most 127, and a queue head at 4x overcommit is
+ * passed a thousand times and more while its vCPU is away: stopping the
+ * stealers at 127 cost the fair lock a third of its throughput at 4x (the
+ * lock stood free until the head ran).  So each CPU counts only one of its
+ * pass_scale steals past a queue, the first, and the ones after it only
+ * while it has credit left.  A head is then passed at most
+ * pass_scale * pass_bound times, plus for every CPU the pass_scale - 1
+ * uncounted steals it may have had credit for (and up to three more that
+ * nested contexts of that CPU took from the same credit): with the
+ * defaults, 16 * 127 + 18 per CPU (Documentation/pv.rst).
  */
-static __always_inline bool pvq_steal_free(struct pvq_qspinlock *lock)
+int pvq_pass_bound = PVQ_PASS_BOUND_DEFAULT;
+int pvq_pass_scale = PVQ_PASS_SCALE_DEFAULT;
+
+/* Uncounted steals past a queue this CPU may still make; shared by contexts. */
+static DEFINE_PER_CPU(int, pvq_pass_credit);
+
+static __always_inline u32 pvq_passes(u32 val)
 {
-	return cmpxchg_acquire(&lock->locked_pending, 0, PVQ_LOCKED_VAL) == 0;
+	return (val & PVQ_PASSES_MASK) >> PVQ_PASSES_OFFSET;
+}
+
+/*
+ * Every steal: take the lock if it is free and no head has reserved it,
+ * and, past a queue, if the pass bound allows it.  @val: the word the
+ * caller read.  Acquire: on success the critical section follows.  The
+ * cmpxchg covers the whole word, so a head that reserves the lock, a
+ * count that moves or a queue that appears or empties after the read
+ * makes it fail.
+ */
+/*
+ * Must this CPU count its next steal past a queue?  Yes without credit,
+ * and with more credit than pass_scale gives (pass_scale was lowered).
+ */
+static __always_inline bool pvq_pass_counts(int scale)
+{
+	int credit = this_cpu_read(pvq_pass_credit);
+
+	return credit <= 0 || credit >= scale;
+}
+
+static __always_inline bool pvq_steal_free(struct pvq_qspinlock *lock, u32 val)
+{
+	u32 bound, new = val | PVQ_LOCKED_VAL;
+	int scale = READ_ONCE(pvq_pass_scale);
+	bool counted = false;
+
+	if (val & (PVQ_LOCKED_MASK | PVQ_PENDING_VAL))
+		return false;
+	if (val & PVQ_TAIL_MASK) {
+		bound = READ_ONCE(pvq_pass_bound);
+		if (bound && pvq_pass_counts(scale)) {
+			if (pvq_passes(val) >= bound) {
+				pvq_stat_inc(pass_bound);
+				return false;
+			}
+			new += PVQ_PASS_VAL;
+			counted = true;
+		}
+	}
+	if (!atomic_try_cmpxchg_acquire(&lock->val, &val, new))
+		return false;
+	if (counted)
+		this_cpu_write(pvq_pass_credit, scale - 1);
+	else if (val & PVQ_TAIL_MASK)
+		this_cpu_dec(pvq_pass_credit);
+	return true;
 }
 
 bool pvq_pv_trylock_steal(struct pvq_qspinlock *lock)
 {
-	u32 val = atomic_read(&lock->val);
-
-	/* A set pending bit: the queue head spins for the lock, leave it. */
-	if (!(val & PVQ_LOCKED_PENDING_MASK) && pvq_steal_free(lock)) {
+	/* A reserved lock: the queue head spins for it, leave it. */
+	if (pvq_steal_free(lock, atomic_read(&lock->val))) {
 		pvq_stat_inc(lock_stealing);
 		return true;
 	}
@@ -231,9 +297,9 @@ bool pvq_fair_steal(struct pvq_qspinlock *lock)
 		 * lock itself).  A pending bit: the head has reserved the
 		 * lock, so queue behind it.
 		 */
-		if (!(val & PVQ_TAIL_MASK) || (val & PVQ_PENDING_MASK))
+		if (!(val & PVQ_TAIL_MASK) || (val & PVQ_PENDING_VAL))
 			return false;
-		if (!(val & PVQ_LOCKED_MASK) && pvq_steal_free(lock)) {
+		if (!(val & PVQ_LOCKED_MASK) && pvq_steal_free(lock, val)) {
 			pvq_stat_inc(lock_stealing);
 			return true;
 		}
@@ -428,15 +494,27 @@ static bool pvq_head_starving(struct pvq_head_clock *hc)
 	return hc->starved_ns >= hc->bound_ns;
 }
 
-/* Take a free lock in competition with stealers (pending is ours, clear). */
+/*
+ * The queue head has the lock: the pass count starts again for the next
+ * head.  A store is enough: no steal can succeed while the locked byte
+ * is set, and only the head writes the reservation bit.
+ */
+static void pvq_head_reset_passes(struct pvq_qspinlock *lock)
+{
+	WRITE_ONCE(lock->pending, 0);
+}
+
+/* Take a free lock in competition with stealers (not reserved). */
 static bool pvq_head_take_free(struct pvq_qspinlock *lock,
 			       struct pvq_head_clock *hc)
 {
 	if (READ_ONCE(lock->locked))
 		return false;
 	/* Acquire: the critical section follows. */
-	if (cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0)
+	if (cmpxchg_acquire(&lock->locked, 0, PVQ_LOCKED_VAL) == 0) {
+		pvq_head_reset_passes(lock);
 		return true;
+	}
 	hc->robbed = true;
 	return false;
 }
@@ -448,10 +526,33 @@ static bool pvq_head_take_free(struct pvq_qspinlock *lock,
  */
 static bool pvq_head_take_reserved(struct pvq_qspinlock *lock)
 {
-	/* Acquire: the critical section follows. */
-	return !READ_ONCE(lock->locked) &&
-	       cmpxchg_acquire(&lock->locked_pending, PVQ_PENDING_VAL,
-			       PVQ_LOCKED_VAL) == PVQ_PENDING_VAL;
+	u16 lp = READ_ONCE(lock->locked_pending);
+
+	/*
+	 * Acquire: the critical section follows.  Reserved, the pending byte
+	 * cannot change under us (no steal succeeds); the cmpxchg resets the
+	 * pass count with the reservation.
+	 */
+	return !(lp & PVQ_LOCKED_MASK) &&
+	       cmpxchg_acquire(&lock->locked_pending, lp, PVQ_LOCKED_VAL) == lp;
+}
+
+/*
+ * Set or clear the reservation bit alone.  An RMW, not a byte store: a
+ * counted steal may move the count beside it at any time.  Unordered, as
+ * the plain stores they replace: a stealer's cmpxchg sees the bit or
+ * fails on it.
+ */
+static void pvq_head_reserve(struct pvq_qspinlock *lock)
+{
+	if (!(atomic_read(&lock->val) & PVQ_PENDING_VAL))
+		atomic_or(PVQ_PENDING_VAL, &lock->val);
+}
+
+static void pvq_head_unreserve(struct pvq_qspinlock *lock)
+{
+	if (atomic_read(&lock->val) & PVQ_PENDING_VAL)
+		atomic_andnot(PVQ_PENDING_VAL, &lock->val);
 }
 
 /*
@@ -464,7 +565,7 @@ static void pvq_head_block_stealing(struct pvq_qspinlock *lock, bool *block,
 {
 	*block = true;
 	if (now)
-		WRITE_ONCE(lock->pending, 1);
+		pvq_head_reserve(lock);
 	pvq_stat_inc(steal_block);
 }
 
@@ -480,7 +581,7 @@ static bool pvq_head_spin(struct pvq_qspinlock *lock, bool *block,
 	int loop;
 
 	if (*block)
-		WRITE_ONCE(lock->pending, 1);
+		pvq_head_reserve(lock);
 	else
 		hc->last = local_clock();	/* a halt is not spinning */
 	for (loop = READ_ONCE(pvq_queue_spin_threshold); loop; loop--) {
@@ -553,7 +654,7 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 		}
 		/* Fair: about to halt, let running vCPUs take the lock. */
 		if (!unfair)
-			WRITE_ONCE(lock->pending, 0);
+			pvq_head_unreserve(lock);
 
 		/*
 		 * Read barrier: pvq_pv_kick_node() set ->pred_hashed before
@@ -585,7 +686,8 @@ static __always_inline u32 pvq_wait_head(struct pvq_qspinlock *lock,
 			if (xchg(&lock->locked, PVQ_SLOW_VAL) == 0) {
 				/*
 				 * It was free: ours.  Undo the slow marking,
-				 * and drop a pending bit we may hold.
+				 * drop a reservation we may hold and reset
+				 * the pass count.
 				 */
 				WRITE_ONCE(lock->locked_pending, PVQ_LOCKED_VAL);
 				pvq_unhash(lock);
@@ -644,9 +746,9 @@ bool pvq_unfair_steal(struct pvq_qspinlock *lock)
 	for (loop = READ_ONCE(pvq_steal_spin); loop; loop--) {
 		val = atomic_read(&lock->val);
 		/* A starving queue head has blocked stealing: queue. */
-		if (val & PVQ_PENDING_MASK || pvq_steal_budget_spent(val))
+		if (val & PVQ_PENDING_VAL || pvq_steal_budget_spent(val))
 			return false;
-		if (!(val & PVQ_LOCKED_MASK) && pvq_steal_free(lock)) {
+		if (!(val & PVQ_LOCKED_MASK) && pvq_steal_free(lock, val)) {
 			pvq_stat_inc(unfair_steal);
 			if (val & PVQ_TAIL_MASK)
 				__this_cpu_inc(pvq_steals_past_queue);

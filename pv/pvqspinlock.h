@@ -29,6 +29,18 @@
  */
 extern int pvq_fair_bound_us;
 
+/*
+ * Both modes: between two acquisitions through the queue, at most
+ * pass_bound steals past it are counted in the lock word, and each CPU
+ * counts one steal past a queue in pass_scale (pvqspinlock.c); the module
+ * parameters pass_bound (0: no bound) and pass_scale set them.
+ */
+#define PVQ_PASS_BOUND_DEFAULT	PVQ_PASSES_MAX
+#define PVQ_PASS_SCALE_DEFAULT	16
+#define PVQ_PASS_SCALE_MAX	1024
+extern int pvq_pass_bound;
+extern int pvq_pass_scale;
+
 void pvq_pv_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val);
 void pvq_pv_qspin_unlock_slowpath(struct pvq_qspinlock *lock, u8 locked);
 

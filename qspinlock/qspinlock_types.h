@@ -83,6 +83,18 @@ struct pvq_qspinlock {
 #define PVQ_LOCKED_VAL		(1U << PVQ_LOCKED_OFFSET)
 #define PVQ_PENDING_VAL		(1U << PVQ_PENDING_OFFSET)
 
+/*
+ * The PV queued locks split the pending byte: its lowest bit is the queue
+ * head's reservation (PVQ_PENDING_VAL: stealers stay out), the seven above
+ * count the steals past the queue since the last acquisition through it
+ * (pass_bound, pv/pvqspinlock.c).  The native lock never sets them.
+ */
+#define PVQ_PASSES_OFFSET	(PVQ_PENDING_OFFSET + 1)
+#define PVQ_PASSES_BITS		(PVQ_PENDING_BITS - 1)
+#define PVQ_PASSES_MASK		PVQ_FIELD_MASK(PASSES)
+#define PVQ_PASS_VAL		(1U << PVQ_PASSES_OFFSET)
+#define PVQ_PASSES_MAX		((1U << PVQ_PASSES_BITS) - 1)
+
 /* One MCS node per nesting context: task, softirq, hardirq, NMI. */
 #define PVQ_MAX_NODES		(1 << PVQ_TAIL_IDX_BITS)
 

@@ -179,6 +179,9 @@ static bool head_spins_another_round(struct pvq_qspinlock *lock)
 	pvq_fair_bound_us = 0;						\
 	/* and fair contenders make the one steal attempt only. */	\
 	pvq_fair_steal_spin = 0;					\
+	/* Every steal past a queue counts against the pass bound. */	\
+	pvq_pass_bound = PVQ_PASS_BOUND_DEFAULT;			\
+	pvq_pass_scale = 1;						\
 	pvq_pv_qspin_init(lock);					\
 	pvq_lock_events_reset();					\
 	pvq_futex_reset();						\
@@ -691,12 +694,14 @@ TEST_F(pvqspin, steal_on_entry_takes_free_lock_past_queue)
 {
 	atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0));
 	pvq_pv_qspin_lock(&self->lock);
-	EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL, word(&self->lock));
+	/* One pass counted against the bound. */
+	EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_PASS_VAL | PVQ_LOCKED_VAL,
+		  word(&self->lock));
 	/* Never queued: no link to the ghost head, node given back. */
 	EXPECT_TRUE(!READ_ONCE(node_of(GHOST_CPU, 0)->next));
 	EXPECT_EQ(0, READ_ONCE(node_of(UNIT_TEST_CPU, 0)->count));
 	pvq_pv_qspin_unlock(&self->lock);
-	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
+	EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_PASS_VAL, word(&self->lock));
 	EXPECT_EQ(0UL, pvq_futex_waits(UNIT_TEST_CPU));
 	EXPECT_EVENT(lock_stealing, 1);
 	EXPECT_EVENT(slowpath, 1);
@@ -761,7 +766,7 @@ TEST_F(pvqspin, fair_contender_keeps_stealing_past_queue)
 	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_TRUE(poll_until(flag_read(&c.done)));
 	ASSERT_TRUE(contender_finish(&c));
-	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
+	EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_PASS_VAL, word(&self->lock));
 	EXPECT_TRUE(!READ_ONCE(node_of(GHOST_CPU, 0)->next));
 	EXPECT_EQ(0UL, pvq_futex_waits(1));
 	EXPECT_EVENT(lock_stealing, 1);
@@ -861,6 +866,91 @@ TEST_F(pvqspin, fair_head_with_bound_blocks_at_second_halt)
 	ASSERT_TRUE(contender_finish(&a));
 	EXPECT_EQ(0u, word(&self->lock));
 	EXPECT_EQ(0, hash_entries(&self->lock, NULL));
+}
+
+/* The word with a ghost queue, @passes counted steals past it and @locked. */
+static u32 ghost_queue_word(u32 passes, u32 locked)
+{
+	return tail_of(GHOST_CPU, 0) | passes * PVQ_PASS_VAL | locked;
+}
+
+/*
+ * pass_bound: every steal past a queue is counted in the lock word; at
+ * the bound every way of stealing (the entry attempt, the fair steal
+ * loop, the unfair one) is refused until a queue head has taken the lock.
+ */
+TEST_F(pvqspin, steals_past_queue_stop_at_pass_bound)
+{
+	u32 i;
+
+	pvq_pass_bound = 3;
+	atomic_set(&self->lock.val, ghost_queue_word(0, 0));
+	for (i = 1; i <= 3; i++) {
+		ASSERT_TRUE(pvq_pv_trylock_steal(&self->lock));
+		EXPECT_EQ(ghost_queue_word(i, PVQ_LOCKED_VAL), word(&self->lock));
+		pvq_pv_qspin_unlock(&self->lock);
+	}
+	EXPECT_FALSE(pvq_pv_trylock_steal(&self->lock));
+	pvq_fair_steal_spin = 8;
+	EXPECT_FALSE(pvq_fair_steal(&self->lock));
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+	EXPECT_FALSE(pvq_unfair_steal(&self->lock));
+#endif
+	EXPECT_EQ(ghost_queue_word(3, 0), word(&self->lock));
+	EXPECT_EVENT(lock_stealing, 3);
+#ifdef PVQ_LOCK_STATS
+	EXPECT_LE(2UL, pvq_lock_event_sum(PVQ_EV_pass_bound));
+#endif
+	/* Without a queue nobody is passed: nothing counts, nothing stops. */
+	atomic_set(&self->lock.val, 0);
+	ASSERT_TRUE(pvq_pv_trylock_steal(&self->lock));
+	EXPECT_EQ(PVQ_LOCKED_VAL, word(&self->lock));
+	pvq_pv_qspin_unlock(&self->lock);
+}
+
+/* pass_scale: each CPU counts the first of every pass_scale steals. */
+TEST_F(pvqspin, pass_scale_counts_one_steal_in_n)
+{
+	int i;
+
+	pvq_pass_scale = 4;
+	atomic_set(&self->lock.val, ghost_queue_word(0, 0));
+	for (i = 0; i < 8; i++) {
+		ASSERT_TRUE(pvq_pv_trylock_steal(&self->lock));
+		pvq_pv_qspin_unlock(&self->lock);
+	}
+	EXPECT_EQ(ghost_queue_word(2, 0), word(&self->lock));
+}
+
+/*
+ * A queue head that takes the lock (here: reserved, spinning with
+ * interrupts off) leaves the pass count at 0 for its successor, the next
+ * head.
+ */
+TEST_F(pvqspin, head_takes_lock_and_resets_pass_count)
+{
+	struct contender a, b;
+
+	pvq_pv_qspin_lock(&self->lock);
+	ASSERT_EQ(0, contender_start(&a, &pvqs_irqs_off_ops, &self->lock, 1,
+				     true));
+	ASSERT_TRUE(head_spins(&self->lock, 1));
+	ASSERT_EQ(0, contender_start(&b, &pvqs_irqs_off_ops, &self->lock, 2,
+				     false));
+	ASSERT_TRUE(poll_until((word(&self->lock) & PVQ_TAIL_MASK) ==
+			       tail_of(2, 0)));
+	/* As if five steals had passed the queue meanwhile. */
+	atomic_or(5 * PVQ_PASS_VAL, &self->lock.val);
+	pvq_pv_qspin_unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&a.acquired)));
+	/* B, the new head, may have reserved the lock already. */
+	EXPECT_EQ(tail_of(2, 0) | PVQ_LOCKED_VAL,
+		  word(&self->lock) & ~PVQ_PENDING_VAL)
+		TH_LOG("lock word %#x", word(&self->lock));
+	ASSERT_TRUE(contender_finish(&a));
+	ASSERT_TRUE(poll_until(flag_read(&b.done)));
+	ASSERT_TRUE(contender_finish(&b));
+	EXPECT_EQ(0u, word(&self->lock));
 }
 
 /* An unlock that finds neither the owner's value nor the slow one. */
@@ -1148,8 +1238,14 @@ TEST_F(pvqspin, reserved_head_spins_without_rmw_while_owner_holds)
 			       word(&self->lock));
 		rounds++;
 	} while (rounds < 5 || unit_now_ms() < end);
+	/*
+	 * And one a round: the head sets its reservation again after we took
+	 * it away to see the round end (an RMW, so that a counted steal's
+	 * count beside it is never overwritten).  A cmpxchg on every spin
+	 * would be 64 a round.
+	 */
 	rmws = shim_rmws_of(1) - before;
-	EXPECT_LE(rmws, HOLD_MAX_RMWS)
+	EXPECT_LE(rmws, rounds + HOLD_MAX_RMWS)
 		TH_LOG("%lu RMWs in %d rounds of %d spins", rmws, rounds,
 		       pvq_queue_spin_threshold);
 	EXPECT_FALSE(flag_read(&a.acquired));
@@ -1309,12 +1405,12 @@ TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)
 	for (i = 0; i < 2; i++) {
 		atomic_set(&self->lock.val, tail_of(GHOST_CPU, 0));
 		pvq_pv_qspin_unfair_lock(&self->lock);
-		EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_LOCKED_VAL,
+		EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_PASS_VAL | PVQ_LOCKED_VAL,
 			  word(&self->lock));
 		pvq_pv_qspin_unfair_unlock(&self->lock);
 	}
 	EXPECT_FALSE(pvq_unfair_steal(&self->lock));
-	EXPECT_EQ(tail_of(GHOST_CPU, 0), word(&self->lock));
+	EXPECT_EQ(tail_of(GHOST_CPU, 0) | PVQ_PASS_VAL, word(&self->lock));
 	EXPECT_EVENT(unfair_steal, 5);
 	EXPECT_EVENT(steal_budget_out, 1);
 	pvq_steal_budget = PVQ_STEAL_BUDGET_DEFAULT;
@@ -1479,14 +1575,15 @@ TEST_F(pvq_fifth, takes_free_lock_past_persistent_queue)
 		TH_LOG("starved behind the queue: lock word %#x",
 		       word(&self->lock));
 	if (took) {
-		EXPECT_EQ(queue | PVQ_LOCKED_VAL, word(&self->lock));
+		EXPECT_EQ(queue | PVQ_PASS_VAL | PVQ_LOCKED_VAL,
+			  word(&self->lock));
 	} else {
 		/* Let the contender finish: the queue drains. */
 		atomic_set(&self->lock.val, 0);
 		ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
 	}
 	ASSERT_TRUE(contender_finish(&c));
-	EXPECT_EQ(took ? queue : 0, word(&self->lock));
+	EXPECT_EQ(took ? queue | PVQ_PASS_VAL : 0, word(&self->lock));
 	/* It never queued: the four nodes below it are as they were. */
 	EXPECT_EQ(PVQ_MAX_NODES, READ_ONCE(node_of(1, 0)->count));
 	EXPECT_TRUE(!READ_ONCE(node_of(GHOST_CPU, 0)->next));

@@ -72,6 +72,23 @@
  * The whole waits (passes and time) are reported, not judged.  -m runs one
  * of the two runs only (the other's checks are skipped).
  *
+ * A third run, the pass-bound run, watches the fair pvqspinlock.  Its
+ * queue head lets stealers in while it halts, and after a late wake-up
+ * until it runs again, however its clock stands: what bounds how often it
+ * is passed is pass_bound, the count of steals past the queue in the lock
+ * word, at which nobody steals until the head has the lock.  The run sets
+ * fair_bound_us beyond the run (FAIR_BOUND_NEVER_US), so that the clock
+ * never blocks stealing, pass_bound PASS_RUN_BOUND (-p) and pass_scale 1
+ * (every pass counted), and judges every head wait, preempted or not (the
+ * bound is in the lock word, whatever the head's thread does):
+ *   6. as 1;
+ *   7. no queue head was passed more than PASS_RUN_BOUND + 2 times after it
+ *      started its clock (the owner of the moment, and a steal that took
+ *      the lock before the head's first look and counts after it, are not
+ *      in the lock word's count), over at least MIN_HEAD_WAITS head waits.
+ * With pass_bound 0 (no bound: the fair lock before the bound) check 7
+ * fails, the worst head of a run passed hundreds of times.
+ *
  * "make break-check" runs it with -b 1000000 (the bound longer than the
  * run: the head never blocks stealing before its second halt) and
  * requires check 2 to fail: it does, the worst head of a run passed 590
@@ -130,6 +147,9 @@
  * wake-up) the worst head of a run is passed 1600 to 5000 times.
  */
 #define HEAD_PASS_LIMIT		64
+/* The pass-bound run: pass_bound, and a fair_bound_us no run reaches. */
+#define PASS_RUN_BOUND		16
+#define FAIR_BOUND_NEVER_US	100000000
 /*
  * Critical section, in pause loops: longer than the default steal_spin
  * (128 loops), so that contenders arriving during one run out of steal
@@ -167,6 +187,11 @@ static const struct starve_type types[] = {
 	{ "tas", &lock_adapter_tas, false },
 };
 
+/* The lock of the pass-bound run, whatever -T says. */
+static const struct starve_type pass_run_type = {
+	"pvqspinlock", &lock_adapter_pvqspinlock, true
+};
+
 /* The lock, and on another cache line the acquisition count it protects. */
 static union {
 	struct pvq_qspinlock qspin;
@@ -200,7 +225,8 @@ struct worker {
 enum starve_run {
 	RUN_BOUND = 1,		/* -b: passes after the head's clock started */
 	RUN_SECOND_HALT = 2,	/* passes after the head's second halt began */
-	RUN_ALL = RUN_BOUND | RUN_SECOND_HALT,
+	RUN_PASS_BOUND = 4,	/* -p: the fair lock, bounded by pass_bound */
+	RUN_ALL = RUN_BOUND | RUN_SECOND_HALT | RUN_PASS_BOUND,
 };
 
 static struct {
@@ -215,6 +241,7 @@ static struct {
 	int steal_budget;
 	int spin_threshold;
 	int late_wake_us;
+	int pass_bound;
 	unsigned int runs;	/* enum starve_run */
 } cfg = {
 	.type = &types[0],
@@ -223,6 +250,7 @@ static struct {
 	.bound_us = 0,
 	.spin_threshold = DEFAULT_SPIN_THRESHOLD,
 	.late_wake_us = DEFAULT_LATE_WAKE_US,
+	.pass_bound = PASS_RUN_BOUND,
 	.runs = RUN_ALL,
 };
 
@@ -603,7 +631,7 @@ static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-t threads] [-d ms] [-c cpus] [-b us] [-S loops] [-B steals]\n"
-		"       [-s loops] [-w us] [-T type] [-m runs]\n"
+		"       [-s loops] [-w us] [-T type] [-m runs] [-p passes]\n"
 		"  -t  threads, each its own CPU (default 2 x the pinned cpus, max %d)\n"
 		"  -d  each run lasts at least this long (default %d ms; on to %d ms until\n"
 		"      %d head waits, or %d that halted twice)\n"
@@ -615,12 +643,16 @@ static void print_usage(const char *prog)
 		"  -s  PV spin threshold (default %d)\n"
 		"  -w  a halted queue head wakes this many us after its kick (default %d, max %d)\n"
 		"  -T  pvqspinlock_unfair (default) or tas, for comparison\n"
-		"  -m  bound (checks 1-3), second-halt (checks 4-5) or all (default)\n",
+		"  -m  bound (checks 1-3), second-halt (checks 4-5), pass-bound\n"
+		"      (checks 6-7, the fair pvqspinlock) or all (default)\n"
+		"  -p  pass_bound of the pass-bound run (default %d; 0: no bound,\n"
+		"      check 7 must fail)\n",
 		prog, SHIM_NR_CPUS, DEFAULT_DURATION_MS, MAX_MS,
 		MIN_HEAD_WAITS, MIN_SECOND_HALTS, DEFAULT_PIN_CPUS,
 		SECOND_HALT_BOUND_US, PVQ_STEAL_SPIN_DEFAULT,
 		PVQ_STEAL_BUDGET_DEFAULT, PVQ_STEAL_BUDGET_MAX,
-		DEFAULT_SPIN_THRESHOLD, DEFAULT_LATE_WAKE_US, MAX_LATE_WAKE_US);
+		DEFAULT_SPIN_THRESHOLD, DEFAULT_LATE_WAKE_US, MAX_LATE_WAKE_US,
+		PASS_RUN_BOUND);
 	exit(KSFT_FAIL);
 }
 
@@ -631,7 +663,7 @@ static void parse_args(int argc, char **argv)
 
 	cfg.steal_spin = pvq_steal_spin;
 	cfg.steal_budget = pvq_steal_budget;
-	while ((opt = getopt(argc, argv, "t:d:c:b:S:B:s:w:T:m:h")) != -1) {
+	while ((opt = getopt(argc, argv, "t:d:c:b:S:B:s:w:T:m:p:h")) != -1) {
 		switch (opt) {
 		case 't':
 			cfg.threads = strtoul(optarg, NULL, 0);
@@ -664,11 +696,16 @@ static void parse_args(int argc, char **argv)
 			if (strcmp(optarg, cfg.type->name))
 				print_usage(argv[0]);
 			break;
+		case 'p':
+			cfg.pass_bound = strtol(optarg, NULL, 0);
+			break;
 		case 'm':
 			if (!strcmp(optarg, "bound"))
 				cfg.runs = RUN_BOUND;
 			else if (!strcmp(optarg, "second-halt"))
 				cfg.runs = RUN_SECOND_HALT;
+			else if (!strcmp(optarg, "pass-bound"))
+				cfg.runs = RUN_PASS_BOUND;
 			else if (!strcmp(optarg, "all"))
 				cfg.runs = RUN_ALL;
 			else
@@ -683,7 +720,8 @@ static void parse_args(int argc, char **argv)
 	    cfg.bound_us > 1000000 || cfg.steal_spin < 1 ||
 	    cfg.steal_budget < 0 || cfg.steal_budget > PVQ_STEAL_BUDGET_MAX ||
 	    cfg.spin_threshold < 1 || cfg.late_wake_us < 0 ||
-	    cfg.late_wake_us > MAX_LATE_WAKE_US)
+	    cfg.late_wake_us > MAX_LATE_WAKE_US || cfg.pass_bound < 0 ||
+	    cfg.pass_bound > (int)PVQ_PASSES_MAX)
 		print_usage(argv[0]);
 }
 
@@ -722,6 +760,55 @@ static void second_halt_run(struct worker *workers)
 	check_second_halts(workers, elapsed_ms);
 }
 
+/* Check 7: every head wait, preempted or not, within the pass bound. */
+static void check_pass_bound(const struct worker *workers)
+{
+	u64 waits = 0, worst = 0;
+	unsigned int i;
+
+	for (i = 0; i < cfg.threads; i++) {
+		waits += workers[i].head_waits + workers[i].preempted_head_waits;
+		worst = max(worst, max(workers[i].worst_head_passes,
+				       workers[i].worst_preempted_head_passes));
+	}
+	ksft_print_msg("pvqspinlock: %llu head waits, worst passed %llu times\n",
+		       waits, worst);
+	if (worst > PASS_RUN_BOUND + 2)
+		ksft_test_result_fail("pvqspinlock: a head was passed %llu times (limit %d)\n",
+				      worst, PASS_RUN_BOUND + 2);
+	else if (waits < MIN_HEAD_WAITS)
+		ksft_test_result_fail("pvqspinlock: %llu head waits, too few (%d)\n",
+				      waits, MIN_HEAD_WAITS);
+	else
+		ksft_test_result_pass("pvqspinlock: heads passed at most %llu times (limit %d)\n",
+				      worst, PASS_RUN_BOUND + 2);
+}
+
+/* The pass-bound run: checks 6 and 7, on the fair pvqspinlock. */
+static void pass_bound_run(struct worker *workers)
+{
+	const struct starve_type *saved = cfg.type;
+	u64 elapsed_ms;
+
+	if (!saved->has_head) {
+		ksft_test_result_skip("%s: no pass-bound run\n", saved->name);
+		ksft_test_result_skip("%s: no pass-bound run\n", saved->name);
+		return;
+	}
+	cfg.type = &pass_run_type;
+	running = RUN_PASS_BOUND;
+	pvq_fair_bound_us = FAIR_BOUND_NEVER_US;
+	pvq_pass_bound = cfg.pass_bound;
+	pvq_pass_scale = 1;
+	ksft_print_msg("pass-bound run: pvqspinlock, pass_bound %d, pass_scale 1\n",
+		       cfg.pass_bound);
+	ksft_print_msg("fair_bound_us %d, never reached\n", FAIR_BOUND_NEVER_US);
+	elapsed_ms = run(workers);
+	check_counts(workers, " (pass-bound run)", elapsed_ms);
+	check_pass_bound(workers);
+	cfg.type = saved;
+}
+
 int main(int argc, char **argv)
 {
 	struct worker *workers;
@@ -730,7 +817,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
-	ksft_set_plan(5);
+	ksft_set_plan(7);
 
 	cpus = setup_pinning();
 	if (!cfg.threads)
@@ -766,6 +853,12 @@ int main(int argc, char **argv)
 	} else {
 		ksft_test_result_skip("second-halt run not selected (-m)\n");
 		ksft_test_result_skip("second-halt run not selected (-m)\n");
+	}
+	if (cfg.runs & RUN_PASS_BOUND) {
+		pass_bound_run(workers);
+	} else {
+		ksft_test_result_skip("pass-bound run not selected (-m)\n");
+		ksft_test_result_skip("pass-bound run not selected (-m)\n");
 	}
 
 	free(workers);

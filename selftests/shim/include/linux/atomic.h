@@ -102,6 +102,20 @@ static __always_inline int atomic_fetch_add_acquire(int i, atomic_t *v)
 }
 
 /* Unordered, as the kernel's void atomic RMWs are (smp_mb__*_atomic()). */
+static __always_inline void atomic_or(int i, atomic_t *v)
+{
+	shim_on_cpu();
+	shim_count_rmw();
+	__atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
+static __always_inline void atomic_andnot(int i, atomic_t *v)
+{
+	shim_on_cpu();
+	shim_count_rmw();
+	__atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);
+}
+
 static __always_inline void atomic_inc(atomic_t *v)
 {
 	shim_on_cpu();

@@ -38,5 +38,11 @@
 #define __this_cpu_write(pcp, val)	((void)(*this_cpu_ptr(&(pcp)) = (val)))
 /* One untorn store to our own copy, which other CPUs may read. */
 #define this_cpu_write(pcp, val)	WRITE_ONCE(*this_cpu_ptr(&(pcp)), (val))
+/*
+ * Safe against the contexts nested on this CPU in the kernel; a "CPU" here
+ * is one thread, and the shim's nested contexts run on it in turn.
+ */
+#define this_cpu_read(pcp)	READ_ONCE(*this_cpu_ptr(&(pcp)))
+#define this_cpu_dec(pcp)	__this_cpu_dec(pcp)
 
 #endif
