@@ -26,12 +26,21 @@
 #      paths are exported to every module, as upstream's are), and loads
 #      in the 2x guest, where it contends its lock from every CPU and
 #      checks that no update made under it was lost.
+#   6. vcpu_is_preempted() is x86's paravirt one (pv_ops.lock, KVM steal
+#      time), not <linux/sched.h>'s always-false fallback: a module that
+#      #errors on the fallback (selftests/vm/vcpu_preempted/) builds
+#      against the test kernel, and in a 2x guest finds the op set and
+#      X86_FEATURE_VCPUPREEMPT agreeing with it (under TCG, with no steal
+#      time: the native op, every CPU running).
+#   7. nopvspin on the command line means pv_backend=none: the lock is
+#      then the native qspinlock, and during locktorture spin_lock at 2x
+#      no event of its PV protocol moves.
 #
 # With --all-kernels (make test-kernels, not in make test: two more
 # cold kernel builds would take make test past 30 minutes on 2 cores):
-#   6. base, native, pv and stock build, boot to a shell and run
+#   8. base, native, pv and stock build, boot to a shell and run
 #      locktorture spin_lock at 2x;
-#   7. the debug kernel (DEBUG_SPINLOCK + PROVE_LOCKING, of --config) runs
+#   9. the debug kernel (DEBUG_SPINLOCK + PROVE_LOCKING, of --config) runs
 #      locktorture spin_lock and rw_lock with lockdep on and no splat.
 #
 # Prints TAP; exit status 0 when every test passed.
@@ -172,37 +181,83 @@ event() {
 		END { print v + 0 }'
 }
 
-# The non-GPL module that takes a spinlock, built against the test kernel
-# (as an external module: M=) into a --modules directory of its own, with
-# the kernel's modules.  Sets EXTMOD_DIR ("" if it did not build).
-readonly EXTMOD=nongpl_spinlock
-build_extmod() {
-	local build src=$OUTDIR/extmod-src log=$OUTDIR/extmod-build.log
-	build=$(dirname "$IMAGE")/build
-	EXTMOD_DIR=""
-	rm -rf "$src" "$OUTDIR/extmod-modules"
-	mkdir -p "$src" "$OUTDIR/extmod-modules"
-	cp "$ROOT"/selftests/vm/extmod/* "$src/"
-	if make -C "$build" M="$src" modules >"$log" 2>&1; then
-		EXTMOD_DIR=$OUTDIR/extmod-modules
-		cp "$(dirname "$IMAGE")"/modules/*.ko "$src/$EXTMOD.ko" "$EXTMOD_DIR/"
-		ok "a module with MODULE_LICENSE(\"Proprietary\") that takes a spinlock builds against the test kernel"
+# The test modules of selftests/vm/<dir>/, built against the test kernel
+# as external modules (M=) into one --modules directory with the kernel's
+# own modules; the 2x guest loads them (guest_locktorture.sh LT_MODULES).
+TEST_MODULES_DIR=""
+TEST_MODULES=()
+
+# build_test_module DIR NAME [MAKE ARGS...]: build selftests/vm/DIR/NAME.ko;
+# status 0 if it built (and was added to TEST_MODULES), else BUILD_ERR
+# holds its log's first errors.
+BUILD_ERR=""
+build_test_module() {
+	local dir=$1 name=$2 src=$OUTDIR/$1-src log=$OUTDIR/$1-build.log
+	shift 2
+	rm -rf "$src"
+	mkdir -p "$src"
+	cp "$ROOT/selftests/vm/$dir"/* "$src/"
+	if ! make -C "$(dirname "$IMAGE")/build" M="$src" "$@" modules \
+		>"$log" 2>&1; then
+		BUILD_ERR=$(grep -a -m 2 -E 'ERROR|error' "$log" |
+			sed 's|^.*/\([a-z_]*\.c:\)|\1|' | tr '\n' ' ')
+		return 1
+	fi
+	if [[ -z $TEST_MODULES_DIR ]]; then
+		TEST_MODULES_DIR=$OUTDIR/test-modules
+		rm -rf "$TEST_MODULES_DIR"
+		mkdir -p "$TEST_MODULES_DIR"
+		cp "$(dirname "$IMAGE")"/modules/*.ko "$TEST_MODULES_DIR/"
+	fi
+	cp "$src/$name.ko" "$TEST_MODULES_DIR/"
+	TEST_MODULES+=("$name.ko")
+}
+
+# check_test_module LABEL NAME WHAT: after the 2x run, NAME.ko loaded and
+# said PASS; its PASS or FAIL line, without its prefix, follows WHAT.
+check_test_module() {
+	local label=$1 name=$2 what=$3 mark result
+	mark=$(console_text "$CONSOLE" | grep -a -o "locktorture-run: insmod $name.ko status [0-9]*")
+	result=$(console_text "$CONSOLE" | grep -a -m 1 -o "$name: \(PASS\|FAIL\).*")
+	if [[ $mark == *" status 0" && $result == "$name: PASS"* ]]; then
+		ok "$label: $what: ${result#*: PASS: }"
 	else
-		not_ok "a module with MODULE_LICENSE(\"Proprietary\") that takes a spinlock builds against the test kernel" \
-			"$(grep -a -m 2 -E 'ERROR|error' "$log" | tr '\n' ' ')"
+		not_ok "$label: $what" "${mark:-no insmod mark} ${result:-no result line}"
 	fi
 }
 
-# After the 2x run: it loaded, and found no update lost under its lock.
-check_extmod() {
-	local label=$1 mark result
-	mark=$(console_text "$CONSOLE" | grep -a -o "locktorture-run: insmod $EXTMOD.ko status [0-9]*")
-	result=$(console_text "$CONSOLE" | grep -a -m 1 -o "$EXTMOD: \(PASS\|FAIL\).*")
-	if [[ $mark == *" status 0" && $result == "$EXTMOD: PASS"* ]]; then
-		ok "$label: the non-GPL module loads and takes its spinlock: ${result#*: }"
+# A module whose licence is not GPL and that takes a spinlock: spin_lock()
+# inlines calls to the slow paths, which must be exported to it.
+readonly EXTMOD=nongpl_spinlock
+build_extmod() {
+	local label="a module with MODULE_LICENSE(\"Proprietary\") that takes a spinlock builds against the test kernel"
+	if build_test_module extmod "$EXTMOD"; then
+		ok "$label"
 	else
-		not_ok "$label: the non-GPL module loads and takes its spinlock" \
-			"${mark:-no insmod mark} ${result:-no result line}"
+		not_ok "$label" "$BUILD_ERR"
+	fi
+}
+
+# vcpu_is_preempted() must be x86's paravirt one (pv_ops.lock, which KVM
+# sets from steal time), not <linux/sched.h>'s fallback, which always says
+# "running": upstream defines it in asm/qspinlock.h, which a kernel whose
+# lock is ours does not include (kernel/patches/ patch 3 moves it).  The
+# module (selftests/vm/vcpu_preempted/) #errors on the fallback, so it
+# must build; if it does not, it is built again with the #error off, so
+# that the guest still shows what the kernel does.  In the 2x guest it
+# names the function the op holds and checks that X86_FEATURE_VCPUPREEMPT
+# agrees with it.  Under TCG there is no KVM steal time, so all it can
+# show is that the paravirt path is compiled in and wired up: the op is
+# the native one, its calls patched to false, every CPU "running".
+readonly VPC=vcpu_preempted_check
+build_vcpu_preempted() {
+	local label="vcpu_is_preempted() is the arch one at build time: $VPC.ko builds against the test kernel"
+	if build_test_module vcpu_preempted "$VPC"; then
+		ok "$label"
+	else
+		not_ok "$label" "$BUILD_ERR"
+		build_test_module vcpu_preempted "$VPC" \
+			KCFLAGS=-DVCPU_PREEMPTED_ALLOW_GENERIC
 	fi
 }
 
@@ -214,15 +269,21 @@ test_levels() {
 		secs=$((SECS * level))
 		label="${level}x ($vcpus vCPUs)"
 		extra=()
-		if ((level == 2)) && [[ -n $EXTMOD_DIR ]]; then
-			extra=(--modules "$EXTMOD_DIR" --guest-env "LT_MODULES=$EXTMOD.ko")
+		if ((level == 2 && ${#TEST_MODULES[@]})); then
+			extra=(--modules "$TEST_MODULES_DIR"
+				--guest-env "LT_MODULES=${TEST_MODULES[*]}")
 		fi
 		vm "level-${level}x" --kernel "$IMAGE" --vcpus "$vcpus" \
 			--timeout $((240 + 6 * secs * level)) \
 			--run "torture_type=spin_lock irq_mode=mixed runtime_secs=$secs" \
 			--guest-script "$GUEST" --guest-env "LT_TYPES=$types" \
 			--guest-env "LT_SECS=$secs" "${extra[@]}"
-		((${#extra[@]})) && check_extmod "$label"
+		if ((${#extra[@]})); then
+			check_test_module "$label" "$EXTMOD" \
+				"the non-GPL module loads and takes its spinlock"
+			check_test_module "$label" "$VPC" \
+				"vcpu_is_preempted() is the paravirt op"
+		fi
 		backend=$(grep -a -o 'pvq_locks: pv backend.*' "$CONSOLE" | head -n 1)
 		if grep -aq "built in as the kernel's arch_spinlock_t" "$CONSOLE"; then
 			ok "$label: the kernel's spinlock is ours (${backend:-no pv backend line})"
@@ -273,6 +334,37 @@ test_fault() {
 		ok "inject_fault=$fault is caught: vmrun exit $VM_RC, '${evidence:0:80}'"
 	else
 		not_ok "inject_fault=$fault is caught" "vmrun exit $VM_RC, no stall or FAILURE reported"
+	fi
+}
+
+# nopvspin (upstream's boot parameter) means pv_backend=none: the PV queued
+# lock is then the native qspinlock, and no event of its PV protocol may
+# move during locktorture spin_lock at 2x, though the slow path runs.
+test_nopvspin() {
+	local label="nopvspin at 2x" e n moved=""
+	vm nopvspin --kernel "$IMAGE" --vcpus $((2 * HOST_CPUS)) --timeout 240 \
+		--append nopvspin --guest-script "$GUEST" \
+		--guest-env "LT_TYPES=spin_lock" --guest-env "LT_SECS=$SECS"
+	if ! grep -aq 'pvq_locks: pv backend none (nopvspin)' "$CONSOLE"; then
+		not_ok "$label: the backend is none" \
+			"$(grep -a -m 1 -o 'pvq_locks: pv backend.*' "$CONSOLE")"
+		return
+	fi
+	ok "$label: the backend is none"
+	grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config" || return
+	for e in wait_node wait_head wait_again kick_unlock kick_wake spurious \
+		hash_hops lock_stealing steal_block unfair_steal; do
+		n=$(event spin_lock "$e")
+		((n == 0)) || moved+=" $e=$n"
+	done
+	if ((VM_RC != 0)); then
+		not_ok "$label: the lock runs native" "$(vm_reasons 2)"
+	elif [[ -n $moved ]]; then
+		not_ok "$label: the lock runs native" "PV events moved:$moved"
+	elif (($(event spin_lock slowpath) == 0)); then
+		not_ok "$label: the lock runs native" "no slow path ran: nothing to judge"
+	else
+		ok "$label: the lock runs native: no PV event in $(event spin_lock slowpath) slow paths"
 	fi
 }
 
@@ -338,7 +430,9 @@ main() {
 	fi
 	if [[ -n $IMAGE ]]; then
 		build_extmod
+		build_vcpu_preempted
 		test_levels
+		test_nopvspin
 		if ((FAULTS)); then
 			test_fault skip_handoff ""
 			test_fault drop_kick "pv_backend=strict spin_threshold=64 queue_spin_threshold=64"
