@@ -8,12 +8,16 @@
 # fair_bound_us and unfair, 3 CPUs x 2 acquisitions, plus 4 CPUs x 1 and a
 # spurious-wakeup backend) it runs the safety search (assertions: mutual
 # exclusion, the C code's WARNs, one hash entry per lock, no steal past
-# the pending bit, a robbed head can halt again; invalid end states:
-# nobody halted or stuck forever) and the
-# liveness search (LTL "live", acceptance cycles under weak fairness) and
-# requires "errors: 0" from a complete search.  For every seeded bug (among
-# them the C code before each fix of README.md "Findings") it requires a
-# counterexample of each property the bug breaks.
+# the pending bit, a robbed head can halt again, a queue head passed at
+# most pass_bound times; invalid end states: nobody halted or stuck
+# forever) and the liveness search (LTL "live", acceptance cycles under
+# weak fairness) and requires "errors: 0" from a complete search.  The
+# pass bound is also checked against a greedy stealer that never queues
+# (safety, LTL "head": every queue head takes the lock, and "live"), for
+# heads that halt and heads that cannot.  For every seeded bug (among
+# them the C code before each fix of README.md "Findings", and before the
+# pass bound) it requires a counterexample of each property the bug
+# breaks.
 #
 # pvticket.pml (2 CPUs, each a task and a nested NMI or softirq, 2 locks,
 # ipi and strict backends): the same two searches for the C code in each
@@ -94,7 +98,8 @@ show_trail() {
 		ln = $5; sub(/.*:/, "", ln)
 		printf "#     cpu%d  ends at line %s\n", $3 - 1, ln
 	}
-	/START OF CYCLE/ { print "#     " $0 }' | uniq | head -200
+	/START OF CYCLE/ { print "#     " $0 }' | uniq | head -200 ||
+		true	# head closing the pipe early is no error (pipefail)
 }
 
 # The same for pvticket.pml: pid 3c + 1, 3c + 2, 3c + 3 are the task, the
@@ -117,7 +122,8 @@ show_trail_pvticket() {
 		ln = $5; sub(/.*:/, "", ln)
 		printf "#     cpu%d %-6s stuck at line %s\n", c, who, ln
 	}
-	/START OF CYCLE/ { print "#     " $0 }' | uniq | head -200
+	/START OF CYCLE/ { print "#     " $0 }' | uniq | head -200 ||
+		true	# head closing the pipe early is no error (pipefail)
 }
 
 # run_test NUM EXPECT MODE "SPIN FLAGS" "DESCRIPTION" OPT MODEL
@@ -132,6 +138,8 @@ show_trail_pvticket() {
 #         live:     LTL "live" under weak fairness (pan -a -f);
 #         live-A:   the same, assertions ignored (pan -A), for bugs, so
 #                   that the counterexample is the liveness one;
+#         head, head-A: the same for LTL "head" of pvqspinlock.pml (every
+#                   queue head takes the lock);
 #         all:      assertions only, every error reported (pan -E -c0),
 #                   so that REGEX can pick one kind among many.
 # OPT     O2: a big search: pan compiled with gcc -O2, default hash table;
@@ -156,6 +164,8 @@ run_test() {
 	deadlock) ccflags="-DSAFETY -DNOCLAIM"; panflags="-A" ;;
 	live) ccflags=""; panflags="-a -f -N live" ;;
 	live-A) ccflags=""; panflags="-a -f -A -N live" ;;
+	head) ccflags=""; panflags="-a -f -N head" ;;
+	head-A) ccflags=""; panflags="-a -f -A -N head" ;;
 	*) echo "Bail out! bad mode $mode"; exit 1 ;;
 	esac
 	# pvticket.pml has 7 processes: weak fairness needs NFAIR=3.
@@ -180,7 +190,8 @@ run_test() {
 		panflags="$panflags -w20"
 	fi
 	# Verbose: look for the shortest counterexample (pan -i).
-	if ((verbose)) && [[ $expect == fail:* ]] && [[ $mode != live* && $mode != all ]]; then
+	if ((verbose)) && [[ $expect == fail:* ]] &&
+	   [[ $mode != live* && $mode != head* && $mode != all ]]; then
 		panflags="$panflags -i"
 	fi
 	# shellcheck disable=SC2086
@@ -249,9 +260,9 @@ add pass live "-DUNFAIR" \
 add pass live "" \
 	"fair, 3 CPUs x 2: liveness <>(all CPUs done), weak fairness" O2
 add pass safety "" \
-	"fair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt; no invalid end state)" O2
+	"fair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt, head passed at most pass_bound times; no invalid end state)" O2
 add pass safety "-DUNFAIR" \
-	"unfair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt; no invalid end state)" O2
+	"unfair, 3 CPUs x 2: safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt, head passed at most pass_bound times; no invalid end state)" O2
 add pass safety "-DFAIR_BOUND" \
 	"fair with fair_bound_us, 3 CPUs x 2: safety" O2
 add pass live "-DFAIR_BOUND" \
@@ -412,6 +423,108 @@ add "fail:$LIVE" live "-DBUG_NO_FLUSH_DEFERRED -DNEST_NMI_TRYLOCK -DIRQSAVE" \
 	"pvticket BUG_NO_FLUSH_DEFERRED (finding 5), $TRY, CPU 0's task with interrupts off, ipi: the deferred kick is never sent, liveness violated"
 add "fail:$LIVE" live "-DBUG_NO_FLUSH_DEFERRED -DNEST_NMI_TRYLOCK -DIRQSAVE -DSTRICT" \
 	"pvticket BUG_NO_FLUSH_DEFERRED (finding 5), $TRY, CPU 0's task with interrupts off, strict: liveness violated"
+
+# --- pvqspinlock.pml: the pass bound (README.md "The pass bound").  CPUs
+# 0 and 1 take the lock twice each, CPU 2 is a greedy stealer that steals
+# for ever and never queues (GREEDY); pass_bound 2, pass_scale 1 unless
+# said otherwise.  "cannot halt": CPU 0's pvq_pv_can_wait() is false
+# (CPU0_NO_WAIT).  Two liveness claims: "head", every queue head takes the
+# lock, whatever the others do (even spin in their steal loops for ever);
+# "live", CPUs 0 and 1 complete, which needs the steal loops bounded as
+# they are in the C code (SPIN_MAX=2: the steal loop and the head's spin
+# give up after at most 2 failed loops), or a contender could spin in its
+# steal loop for ever and never be a head to protect. -------------------
+add_model=pvqspinlock.pml
+G="2 CPUs x 2 + greedy stealer"
+PASSES='assertion violated \(g_passed<='
+NOQUEUE='assertion violated \(lk_passes==0\)'
+SAFE="safety (mutual exclusion, WARNs, one hash entry, no steal past pending, robbed head can halt, head passed at most pass_bound times; no invalid end state)"
+HEAD="liveness [](a head waits -> <> it has the lock), weak fairness"
+LIVENESS="liveness <>(CPUs 0 and 1 done) with SPIN_MAX=2, weak fairness"
+
+# The C protocol: every property must hold.
+add pass safety "-DGREEDY" \
+	"greedy: fair, $G: $SAFE" O1
+add pass safety "-DGREEDY -DCPU0_NO_WAIT" \
+	"greedy: fair, $G, CPU 0 cannot halt: safety" O1
+add pass safety "-DGREEDY -DFAIR_BOUND" \
+	"greedy: fair with fair_bound_us, $G: safety" O1
+add pass safety "-DGREEDY -DFAIR_BOUND -DCPU0_NO_WAIT" \
+	"greedy: fair with fair_bound_us, $G, CPU 0 cannot halt: safety" O1
+add pass safety "-DGREEDY -DUNFAIR" \
+	"greedy: unfair, $G: safety" O1
+add pass safety "-DGREEDY -DUNFAIR -DCPU0_NO_WAIT" \
+	"greedy: unfair, $G, CPU 0 cannot halt: safety" O1
+add pass head "-DGREEDY" \
+	"greedy: fair, $G, halting heads: $HEAD" O2
+add pass head "-DGREEDY -DCPU0_NO_WAIT" \
+	"greedy: fair, $G, CPU 0 cannot halt: liveness, every head" O2
+add pass head "-DGREEDY -DFAIR_BOUND" \
+	"greedy: fair with fair_bound_us, $G, halting heads: liveness, every head" O2
+add pass head "-DGREEDY -DFAIR_BOUND -DCPU0_NO_WAIT" \
+	"greedy: fair with fair_bound_us, $G, CPU 0 cannot halt: liveness, every head" O2
+add pass head "-DGREEDY -DUNFAIR" \
+	"greedy: unfair, $G, halting heads: liveness, every head" O2
+add pass head "-DGREEDY -DUNFAIR -DCPU0_NO_WAIT" \
+	"greedy: unfair, $G, CPU 0 cannot halt: liveness, every head" O2
+add pass live "-DGREEDY -DSPIN_MAX=2" \
+	"greedy: fair, $G, halting heads: $LIVENESS" O2
+add pass live "-DGREEDY -DSPIN_MAX=2 -DCPU0_NO_WAIT" \
+	"greedy: fair, $G, CPU 0 cannot halt: liveness, CPUs done" O2
+add pass live "-DGREEDY -DSPIN_MAX=2 -DFAIR_BOUND" \
+	"greedy: fair with fair_bound_us, $G, halting heads: liveness, CPUs done" O2
+add pass live "-DGREEDY -DSPIN_MAX=2 -DFAIR_BOUND -DCPU0_NO_WAIT" \
+	"greedy: fair with fair_bound_us, $G, CPU 0 cannot halt: liveness, CPUs done" O2
+add pass live "-DGREEDY -DSPIN_MAX=2 -DUNFAIR" \
+	"greedy: unfair, $G, halting heads: liveness, CPUs done" O2
+add pass live "-DGREEDY -DSPIN_MAX=2 -DUNFAIR -DCPU0_NO_WAIT" \
+	"greedy: unfair, $G, CPU 0 cannot halt: liveness, CPUs done" O2
+add pass safety "-DGREEDY -DPASS_BOUND=1" \
+	"greedy: fair, $G, pass_bound 1: safety (head passed at most once)" O1
+add pass head "-DGREEDY -DPASS_BOUND=1" \
+	"greedy: fair, $G, pass_bound 1, halting heads: liveness, every head" O2
+add pass safety "-DGREEDY -DPASS_SCALE=2" \
+	"greedy: fair, $G, pass_scale 2: safety (head passed at most 2 x 2 + 2 x 1 times)" O2
+add pass safety "-DGREEDY -DPASS_SCALE=2 -DUNFAIR" \
+	"greedy: unfair, $G, pass_scale 2: safety (head passed at most 2 x 2 + 2 x 1 times)" O2
+add pass safety "-DGREEDY -DNCPU=4 -DITERS=1" \
+	"greedy: fair, 3 CPUs x 1 + greedy stealer: safety" O2
+add pass safety "-DGREEDY -DNCPU=4 -DITERS=1 -DUNFAIR" \
+	"greedy: unfair, 3 CPUs x 1 + greedy stealer: safety" O2
+
+# The bugs: BUG_NO_PASS_BOUND is the C code before the pass bound.  Its
+# liveness counterexamples are for heads that give up their spin (SPIN_MAX)
+# where the C code does: a head that halts halts.
+add "fail:$PASSES" assert "-DGREEDY -DBUG_NO_PASS_BOUND" \
+	"greedy BUG_NO_PASS_BOUND (fair): a head passed more than pass_bound times"
+add "fail:$PASSES" assert "-DGREEDY -DBUG_NO_PASS_BOUND -DUNFAIR" \
+	"greedy BUG_NO_PASS_BOUND (unfair): a head passed more than pass_bound times"
+add "fail:$LIVE" head-A "-DGREEDY -DSPIN_MAX=2 -DBUG_NO_PASS_BOUND" \
+	"greedy BUG_NO_PASS_BOUND (fair), halting head: passed at every halt, for ever (liveness violated)"
+add "fail:$LIVE" head-A "-DGREEDY -DSPIN_MAX=2 -DBUG_NO_PASS_BOUND -DFAIR_BOUND" \
+	"greedy BUG_NO_PASS_BOUND (fair with fair_bound_us), halting head: liveness violated"
+add "fail:$LIVE" head-A "-DGREEDY -DSPIN_MAX=2 -DBUG_NO_PASS_BOUND -DFAIR_BOUND -DCPU0_NO_WAIT" \
+	"greedy BUG_NO_PASS_BOUND (fair with fair_bound_us), CPU 0 cannot halt, starvation clock never fires: liveness violated"
+add "fail:$LIVE" head-A "-DGREEDY -DSPIN_MAX=2 -DBUG_NO_PASS_BOUND -DUNFAIR -DCPU0_NO_WAIT" \
+	"greedy BUG_NO_PASS_BOUND (unfair), CPU 0 cannot halt, starvation clock never fires: liveness violated"
+add "fail:$LIVE" live-A "-DGREEDY -DSPIN_MAX=2 -DBUG_NO_PASS_BOUND" \
+	"greedy BUG_NO_PASS_BOUND (fair), halting head: CPUs never done (liveness violated)"
+add "fail:$PASSES" assert "-DGREEDY -DBUG_RESERVE_BYTE_STORE" \
+	"greedy BUG_RESERVE_BYTE_STORE (fair): the reservation's byte store wipes the count, a head passed more than pass_bound times"
+add "fail:$PASSES" assert "-DGREEDY -DBUG_STEAL_HALF_WORD" \
+	"greedy BUG_STEAL_HALF_WORD (fair): a steal that read no queue passes a new head uncounted"
+add "fail:$NOQUEUE" assert "-DBUG_STEAL_HALF_WORD" \
+	"BUG_STEAL_HALF_WORD (fair, 3 CPUs x 2): a steal counted past a queue that has emptied, a count with no queue"
+
+# Where BUG_NO_PASS_BOUND cannot break liveness: the unfair head reserves
+# the lock from its second halt on and keeps it while halted; the fair head
+# with fair_bound_us 0 that cannot halt reserves it at once and never lets
+# go (checked with CPU 0 and the stealer alone: CPU 1 would be a fair head
+# that halts).  Both are still passed more than pass_bound times (above).
+add pass head-A "-DGREEDY -DSPIN_MAX=2 -DBUG_NO_PASS_BOUND -DUNFAIR" \
+	"greedy BUG_NO_PASS_BOUND (unfair), halting heads: liveness holds (reserved from the second halt on)" O2
+add pass head-A "-DGREEDY -DNCPU=2 -DSPIN_MAX=2 -DBUG_NO_PASS_BOUND -DCPU0_NO_WAIT" \
+	"greedy BUG_NO_PASS_BOUND (fair, fair_bound_us 0), CPU 0 x 2 + greedy stealer, CPU 0 cannot halt: liveness holds (reserved at once, for good)" O2
 
 # Run them, JOBS at a time (pan is single-threaded; the machine has two
 # cores), and print each result in order as soon as it and all before it

@@ -20,7 +20,10 @@
  *                           pvq_wait_head() (fair and unfair), pvq_head_spin(),
  *                           pvq_head_take_free(), pvq_head_take_reserved(),
  *                           pvq_hash(), pvq_unhash(), pvq_unfair_steal(),
- *                           pvq_fair_steal(), pvq_steal_free(),
+ *                           pvq_fair_steal(), pvq_steal_free() and
+ *                           pvq_pass_counts() (the pass bound),
+ *                           pvq_head_reserve(), pvq_head_unreserve(),
+ *                           pvq_head_reset_passes(),
  *                           pvq_pv_qspin_unlock_slowpath()
  *   qspinlock/qspinlock_internal.h  struct pvq_mcs_node: state, pred_hashed
  *   pv/pv_ops.h             the wait(ptr, val) / kick(cpu) contract
@@ -40,7 +43,9 @@
  *  - Spin thresholds (pvq_spin_threshold, pvq_steal_spin,
  *    pvq_fair_steal_spin, the 256-loop
  *    predecessor check of pvq_wait_early(), the starvation-bound clock) are
- *    nondeterministic: a spinner may give up after any failed iteration.
+ *    nondeterministic: a spinner may give up after any failed iteration
+ *    (or never; SPIN_MAX bounds the steal loops and the head's spin); the
+ *    clock may say "starving" at any look, or never.
  *  - Statistics (pvq_stat_*, pvq_note_*), prefetchw() and cpu_relax() are
  *    omitted: they do not touch the protocol state.
  *  - The hash table is HSIZE (lock, node) slots probed linearly from slot 0
@@ -52,8 +57,9 @@
  *                  pvq_unfair_steal() at entry and the unfair queue head.
  *   FAIR_BOUND     the fair instance with fair_bound_us set: the queue
  *                  head competes without the pending bit until it blocks
- *                  stealing, at any iteration (the bound, or the second
- *                  halt), and clears the bit before it halts.
+ *                  stealing (the clock, at any iteration or never; or
+ *                  about to halt the second time), and clears the bit
+ *                  before it halts.
  *   NCPU           CPUs (default 3).
  *   ITERS, ITERS0  lock acquisitions of CPUs 1..NCPU-1 and of CPU 0
  *                  (default 2 and ITERS; a second acquisition reuses the
@@ -62,6 +68,20 @@
  *   WAIT_MONITOR   wait() also returns once *ptr != val (an mwait-like
  *                  backend; the real kvm and ipi backends do NOT do this).
  *   NO_HASH_INVARIANT  drop the "one hash entry per lock" assertion.
+ *   PASS_BOUND     pass_bound (default 2): counted steals past a queue
+ *                  before stealing stops until a queue head has the lock.
+ *   PASS_SCALE     pass_scale (default 1: every steal past a queue counts;
+ *                  else each CPU counts one in PASS_SCALE, a local credit).
+ *   GREEDY         CPU NCPU - 1 never queues: it steals for ever (the
+ *                  fifth nesting level's trylock loop, a steal loop that
+ *                  never ends); the others acquire as usual.
+ *   CPU0_NO_WAIT   CPU 0 cannot halt (pvq_pv_can_wait() false): it spins on
+ *                  ->locked, and as queue head spins round after round.
+ *   SPIN_MAX       the steal loop before queueing and each spin of the
+ *                  queue head give up after at most SPIN_MAX failed loops
+ *                  (finite in the C code; needed for liveness against a
+ *                  greedy stealer, or a contender could spin in its steal
+ *                  loop for ever instead of queueing).
  *   BUG_*          seeded bugs, see below.
  *
  * Properties:
@@ -70,12 +90,19 @@
  *      section.  Also asserted: the WARNs of the C code (the unlock slow
  *      path saw a locked byte that is not the slow value; the slow value
  *      but no hash entry), the invariant of Documentation/pv.rst "the
- *      table never holds two entries for one lock", and two claims of the
- *      docs:
+ *      table never holds two entries for one lock", and three claims of
+ *      the docs:
  *      - no steal past the pending bit: a steal (pvq_pv_trylock_steal(),
  *        pvq_fair_steal(), pvq_unfair_steal()) never takes the lock while the queue head's
  *        pending bit is set (pv.rst "stealers stay out", unfair.rst "the
  *        head's cmpxchg of pending -> locked is the only way to the lock");
+ *      - the pass bound: while a queue head waits (from the tail xchg that
+ *        found no queue, or the hand-over store to its ->locked, until it
+ *        takes the lock) at most PASS_LIMIT steals succeed (ghost
+ *        g_passed): PASS_BOUND with PASS_SCALE 1; PASS_BOUND x PASS_SCALE
+ *        + (NCPU - 1) x (PASS_SCALE - 1) with the credit.  And the count
+ *        lives only with a queue: it is 0 when a new queue starts and when
+ *        the head has the lock;
  *      - a robbed head can halt again: a queue head never declines to hash
  *        itself for a predecessor's entry (->pred_hashed) whose consumer
  *        had already cleared the flag when the head read it, while another
@@ -87,11 +114,15 @@
  *      after its acquisitions.  A CPU halted in wait() is blocked, so a CPU
  *      halted forever while the others are finished (or blocked) is an
  *      invalid end state: this is how a lost wakeup shows.
- *   3. Progress: the LTL property "live", <> (ndone == NCPU), checked for
+ *   3. Progress: the LTL property "live", <> (ndone == NQUEUED), checked for
  *      acceptance cycles under weak fairness (pan -a -f): on every fair run
- *      every CPU completes all its acquisitions.  A CPU halted forever
- *      violates it (the final state stutters), so does a livelock (a fair
- *      cycle without completion).
+ *      every CPU (but the greedy stealer) completes all its acquisitions.
+ *      A CPU halted forever violates it (the final state stutters), so does
+ *      a livelock (a fair cycle without completion), such as a queue head
+ *      passed for ever by the greedy stealer.  And the LTL property
+ *      "head", [] (g_hd -> <> !g_hd): every queue head takes the lock,
+ *      whatever the others do (with GREEDY, even when no bound is set on
+ *      the contenders' steal loops: they may spin in them for ever).
  *
  * Seeded bugs (each makes pan report a counterexample):
  *
@@ -106,9 +137,10 @@
  *   BUG_STEAL_NOT_ATOMIC       pvq_pv_trylock_steal() takes the lock with a
  *                              plain store after its read, not a cmpxchg.
  *   BUG_STEAL_LOCKED_BYTE      the steals cmpxchg the locked byte alone, not
- *                              the 16-bit locked_pending (the C code before
- *                              README.md finding 2): a pending bit set after
- *                              their read does not stop them.
+ *                              the whole word (the C code before README.md
+ *                              finding 2): a pending bit set after their
+ *                              read does not stop them (nor is the steal
+ *                              counted).
  *   BUG_PRED_HASHED_SNAPSHOT   the queue head's pred_hashed is a snapshot of
  *                              its state (HASHED) on entry to pvq_wait_head(),
  *                              dropped only once it has seen the slow value
@@ -126,6 +158,14 @@
  *   BUG_PRED_HASHED_KEPT       the unlock slow path does not clear the
  *                              ->pred_hashed of the node whose entry it
  *                              consumed.
+ *   BUG_NO_PASS_BOUND          steals past a queue are neither counted nor
+ *                              refused (the C code before the pass bound).
+ *   BUG_RESERVE_BYTE_STORE     the head sets and clears its reservation with
+ *                              a store of the pending byte (as the C code
+ *                              before the pass bound did), over the count.
+ *   BUG_STEAL_HALF_WORD        the steal cmpxchg's the 16-bit locked_pending
+ *                              from val, not the whole word: blind to a
+ *                              queue that appeared or emptied after its read.
  */
 
 #ifndef NCPU
@@ -139,7 +179,8 @@
 #endif
 
 /* Does CPU @me still want the lock? */
-#define ITER_OK	((me == 0 && iter < ITERS0) || (me != 0 && iter < ITERS))
+#define ITER_OK	(!IS_GREEDY && \
+		 ((me == 0 && iter < ITERS0) || (me != 0 && iter < ITERS)))
 
 /* Hash slots: one lock needs one entry; a second slot lets a duplicate in. */
 #define HSIZE	2
@@ -153,6 +194,48 @@
 #define HALTED		1	/* PVQ_VCPU_HALTED */
 #define HASHED		2	/* PVQ_VCPU_HASHED */
 
+/*
+ * The pass bound (pass_bound, pass_scale; pvq_steal_free()): at most
+ * PASS_BOUND counted steals past a queue between two acquisitions through
+ * it; a CPU counts one in PASS_SCALE of its steals past a queue.
+ */
+#ifndef PASS_BOUND
+#define PASS_BOUND	2
+#endif
+#ifndef PASS_SCALE
+#define PASS_SCALE	1
+#endif
+/*
+ * How often a queue head may be passed: every counted steal, and with
+ * PASS_SCALE > 1 the uncounted ones each counted steal gives credit for,
+ * plus the credit every other CPU may have left over from before.
+ */
+#define PASS_LIMIT	(PASS_BOUND * PASS_SCALE + (NCPU - 1) * (PASS_SCALE - 1))
+
+/*
+ * GREEDY: CPU NCPU - 1 is a greedy stealer: it never queues, and steals
+ * (pvq_steal_free()) for ever, as the fifth nesting level's trylock loop
+ * of pvq_slowpath() does, or a contender whose steal loop never ends.
+ */
+#ifdef GREEDY
+#define IS_GREEDY	(me == NCPU - 1)
+#define NQUEUED		(NCPU - 1)
+#else
+#define IS_GREEDY	0
+#define NQUEUED		NCPU
+#endif
+
+/*
+ * CPU0_NO_WAIT: CPU 0 cannot halt (pvq_pv_can_wait() false: interrupts
+ * off on the ipi backend, or NMI context): it spins on ->locked as a
+ * queued waiter and only spins as the queue head.
+ */
+#ifdef CPU0_NO_WAIT
+#define CAN_WAIT	(me != 0)
+#else
+#define CAN_WAIT	1
+#endif
+
 #ifdef FAIR_BOUND
 #define IS_BOUNDED	1
 #else
@@ -165,14 +248,17 @@
 #endif
 
 /*
- * struct pvq_qspinlock: the 32-bit lock word, as its three fields.  Every
- * access below uses the granularity of the C code: the whole word (fast
- * path cmpxchg, atomic_read(), the head's cmpxchg in pvq_head_acquire()),
+ * struct pvq_qspinlock: the 32-bit lock word, as its fields (the pending
+ * byte split into the reservation bit and the pass count).  Every access
+ * below uses the granularity of the C code: the whole word (fast path
+ * cmpxchg, atomic_read(), the steals' cmpxchg, the head's atomic_or() and
+ * atomic_andnot() of the reservation, its cmpxchg in pvq_head_acquire()),
  * the locked_pending half-word (16-bit cmpxchg and store), the tail
- * half-word (16-bit xchg), or one byte.
+ * half-word (16-bit xchg), or one byte (pvq_head_reset_passes()).
  */
 byte lk_locked;			/* 0, LOCKED_VAL or SLOW_VAL */
-bit  lk_pending;		/* pending byte: 0 or 1 */
+bit  lk_pending;		/* pending byte, bit 0: the head's reservation */
+byte lk_passes;			/* pending byte, bits 1-7: counted passes */
 byte lk_tail;			/* 0: no queue, else cpu + 1 of the tail */
 
 /*
@@ -202,15 +288,99 @@ bit  kicked[NCPU];
 byte in_cs;			/* CPUs in the critical section */
 byte ndone;			/* CPUs that completed all their acquisitions */
 bit  g_unhashed[NCPU];		/* an unlock consumed c's entry, cleared its flag */
+bit  g_hd;			/* a queue head waits (has not taken the lock) */
+byte g_passed;			/* steals since it became head (saturates) */
 
 /*
- * The steals' cmpxchg: of the 16-bit locked_pending from 0 (C code), or of
- * the locked byte alone (BUG_STEAL_LOCKED_BYTE).
+ * pvq_steal_free(lock, val).  The caller has read the word, found the
+ * locked byte and the reservation clear, and kept its tail and count in
+ * v_tail, v_passes.  COUNTED: must this CPU count a steal past a queue
+ * (pvq_pass_counts(): no credit left)?  REFUSED: the pass bound stops it.
  */
-#ifdef BUG_STEAL_LOCKED_BYTE
-#define STEAL_FREE	(lk_locked == 0)
+#if PASS_SCALE > 1
+#define COUNTED		(credit == 0)
 #else
-#define STEAL_FREE	(lk_locked == 0 && lk_pending == 0)
+#define COUNTED		1
+#endif
+#ifdef BUG_NO_PASS_BOUND
+#define REFUSED(tail, passes)	0
+#else
+#define REFUSED(tail, passes)	(tail != 0 && COUNTED && passes >= PASS_BOUND)
+#endif
+
+/*
+ * The steal's cmpxchg: of the whole word from val (C code); of the 16-bit
+ * locked_pending alone (BUG_STEAL_HALF_WORD: blind to the tail); of the
+ * locked byte alone (BUG_STEAL_LOCKED_BYTE: blind to the reservation too,
+ * the C code before README.md finding 2).
+ */
+#if defined(BUG_STEAL_LOCKED_BYTE)
+#define STEAL_CAS	(lk_locked == 0)
+#elif defined(BUG_STEAL_HALF_WORD)
+#define STEAL_CAS	(lk_locked == 0 && lk_pending == 0 && lk_passes == v_passes)
+#else
+#define STEAL_CAS	(lk_locked == 0 && lk_pending == 0 && \
+			 lk_passes == v_passes && lk_tail == v_tail)
+#endif
+
+/*
+ * The queue head sets and clears its reservation bit with atomic_or() and
+ * atomic_andnot() on the word (after an atomic_read(); only the head writes
+ * the bit, so the read and the RMW are one step); BUG_RESERVE_BYTE_STORE
+ * writes the pending byte instead, over the count.
+ */
+#ifdef BUG_RESERVE_BYTE_STORE
+#define RESERVE		lk_pending = 1; lk_passes = 0
+#define UNRESERVE	lk_pending = 0; lk_passes = 0
+#else
+#define RESERVE		lk_pending = 1
+#define UNRESERVE	lk_pending = 0
+#endif
+
+/*
+ * The queue head takes the lock (ghost): it is no longer passed.
+ */
+#define HEAD_TAKES	g_hd = 0; g_passed = 0
+
+/* An acquisition done (the greedy stealer counts none). */
+#ifdef GREEDY
+#define ITER_NEXT	if :: !IS_GREEDY -> iter++ :: else fi
+#else
+#define ITER_NEXT	iter++
+#endif
+
+/*
+ * pvq_wait_head()'s "halted": kept only while the head does not block
+ * stealing (the one case in which it is read); default fair blocks always.
+ */
+#if defined(UNFAIR) || defined(FAIR_BOUND)
+#define HALTED_NOTE	if :: !block -> halted = 1 :: else fi
+#define HALTED_FORGET	halted = 0
+#else
+#define HALTED_NOTE	skip
+#define HALTED_FORGET	skip
+#endif
+
+/*
+ * SPIN_MAX: the steal loop before queueing (pvq_steal_spin,
+ * pvq_fair_steal_spin loops) and each spin of the queue head
+ * (pvq_head_spin(), pvq_queue_spin_threshold loops) give up after at most
+ * SPIN_MAX failed loops, as they do in the C code.  Without it, after any
+ * number of them, or never (which only a head that cannot halt does).
+ * SPIN_ON: one more failed loop, if allowed; SPIN_BREAK: give up.
+ */
+#ifdef SPIN_MAX
+#define SPIN_MORE	(spins < SPIN_MAX)
+#define SPIN_ON		(spins < SPIN_MAX) -> spins++
+#define SPIN_INC	spins++
+#define SPIN_RESET	spins = 0
+#define SPIN_BREAK	spins = 0; break
+#else
+#define SPIN_MORE	1
+#define SPIN_ON		skip
+#define SPIN_INC	skip
+#define SPIN_RESET	skip
+#define SPIN_BREAK	break
 #endif
 
 /*
@@ -223,7 +393,10 @@ bit  g_unhashed[NCPU];		/* an unlock consumed c's entry, cleared its flag */
 #define STEAL_QUEUE	(lk_tail != 0)
 #endif
 
-ltl live { <> (ndone == NCPU) }
+/* Progress: every CPU but the greedy stealer completes its acquisitions. */
+ltl live { <> (ndone == NQUEUED) }
+/* The queue head's liveness: every head takes the lock. */
+ltl head { [] (g_hd -> <> !g_hd) }
 
 /*
  * pvq_pv_wait(ptr, val) -- the pv_ops.h contract, kvm and ipi backends.
@@ -326,12 +499,67 @@ inline pvq_unhash(n, keep)
 	fi
 }
 
+/*
+ * pvq_steal_free(lock, val), after the caller's atomic_read() of the word
+ * (v_tail, v_passes; locked byte and reservation clear): refused at the
+ * pass bound; else the cmpxchg, one atomic step (the caller's atomic {}),
+ * from val to val + PVQ_PASS_VAL + LOCKED_VAL if counted past a queue,
+ * else to val | LOCKED_VAL.  Success: the per-CPU credit, goto locked.
+ * Failure: falls through.  Ghost: a steal while a queue head waits passes
+ * it.
+ */
+inline pvq_steal_free()
+{
+	if
+	:: REFUSED(v_tail, v_passes)	/* pvq_stat_inc(pass_bound) */
+	:: else ->
+		if
+		:: STEAL_CAS ->
+			/* no steal past the pending bit */
+			assert(!lk_pending);
+			lk_locked = LOCKED_VAL;
+#if !defined(BUG_NO_PASS_BOUND) && !defined(BUG_STEAL_LOCKED_BYTE)
+			if
+			:: v_tail != 0 && COUNTED -> lk_passes = v_passes + 1
+			:: else
+			fi;
+#endif
+#if PASS_SCALE > 1
+			if
+			:: v_tail != 0 && COUNTED -> credit = PASS_SCALE - 1
+			:: v_tail != 0 && !COUNTED -> credit--
+			:: else
+			fi;
+#endif
+			/* a queue head is passed at most PASS_LIMIT times */
+			if
+			:: g_hd && g_passed <= PASS_LIMIT -> g_passed++
+			:: else
+			fi;
+			assert(g_passed <= PASS_LIMIT);
+			v_tail = 0;
+			v_passes = 0;
+#ifdef SPIN_MAX
+			spins = 0;
+#endif
+			goto locked
+		:: else
+		fi
+	fi;
+	v_tail = 0;
+	v_passes = 0
+}
+
 proctype cpu(byte me)
 {
 	byte iter;		/* acquisitions done */
 	byte v_locked;		/* "val": a whole-word snapshot ... */
 	bit  v_pending;
 	byte v_tail;
+	byte v_passes;		/* ... with the count (the steals' val) */
+#if PASS_SCALE > 1
+	byte credit;		/* pvq_pass_credit: uncounted steals left */
+#endif
 	byte l;			/* a locked byte value read or returned */
 	byte old;		/* old tail from pvq_xchg_tail() */
 	byte next;		/* successor node (cpu + 1) */
@@ -341,6 +569,12 @@ proctype cpu(byte me)
 	bit  keep;		/* BUG_UNLOCK_NO_UNHASH in the unlock */
 	bit  pred_hashed;	/* pvq_wait_head(): READ_ONCE(node->pred_hashed) */
 	bit  block;		/* pvq_wait_head(): stealing blocked */
+#if defined(UNFAIR) || defined(FAIR_BOUND)
+	bit  halted;		/* pvq_wait_head(): halted (kept only while !block) */
+#endif
+#ifdef SPIN_MAX
+	byte spins;		/* failed loops of the current spin */
+#endif
 #ifdef BUG_PRED_HASHED_SNAPSHOT
 	bit  seen_slow;		/* the old head's second local */
 #endif
@@ -355,7 +589,8 @@ top:
 		 * atomic_try_cmpxchg_acquire(&lock->val, 0, LOCKED_VAL).
 		 */
 		if
-		:: lk_locked == 0 && lk_pending == 0 && lk_tail == 0 ->
+		:: lk_locked == 0 && lk_pending == 0 && lk_passes == 0 &&
+		   lk_tail == 0 ->
 			lk_locked = LOCKED_VAL;
 			goto locked
 		:: else
@@ -368,65 +603,60 @@ top:
 		 */
 		/*
 		 * The steal loop before queueing.  Unfair, pvq_unfair_steal():
-		 * spin, stealing the lock whenever the locked byte is free,
-		 * until the pending bit (a starving head) says stop, or until
-		 * pvq_steal_spin loops (after any iteration,
-		 * nondeterministically).  Fair, pvq_fair_steal(): the same
-		 * while a queue exists (no queue: go and head it), until
+		 * spin, trying pvq_steal_free() whenever the locked byte is
+		 * free (it may fail, or be refused at the pass bound: spin
+		 * on), until the pending bit (a starving head) says stop, or
+		 * until pvq_steal_spin loops or the steal budget (after any
+		 * iteration, nondeterministically; SPIN_MAX: at most that
+		 * many).  Fair, pvq_fair_steal(): the same while a queue
+		 * exists (no queue: go and head it), until
 		 * pvq_fair_steal_spin loops; 0 loops, the other default, is
 		 * the one attempt of pvq_pv_trylock_steal() below.  Each guard
 		 * is one atomic_read() of the whole word.
 		 */
 		do
-		:: lk_pending || !STEAL_QUEUE -> break	/* blocked: queue */
+		:: lk_pending || !STEAL_QUEUE ->
+			SPIN_BREAK			/* blocked: queue */
+		:: !lk_pending && STEAL_QUEUE && lk_locked != 0 && SPIN_MORE ->
+			SPIN_INC			/* spin on */
 		:: !lk_pending && STEAL_QUEUE && lk_locked != 0 ->
-			skip				/* spin on */
-		:: !lk_pending && STEAL_QUEUE && lk_locked != 0 ->
-			break				/* loops used up */
-		:: !lk_pending && STEAL_QUEUE && lk_locked == 0 ->
-			/*
-			 * cmpxchg_acquire(&lock->locked_pending, 0,
-			 * LOCKED_VAL)
-			 */
+			SPIN_BREAK			/* loops used up */
+		:: atomic {
+			!lk_pending && STEAL_QUEUE && lk_locked == 0 ->
+			v_tail = lk_tail;
+			v_passes = lk_passes
+		   };
+			/* pvq_steal_free(lock, val); failed: loop or stop */
 			atomic {
+				pvq_steal_free();
 				if
-				:: STEAL_FREE ->
-					/* no steal past the pending bit */
-					assert(!lk_pending);
-					lk_locked = LOCKED_VAL;
-					goto locked
-				:: else ->
-					if
-					:: skip
-					:: break
-					fi
+				:: SPIN_ON
+				:: SPIN_BREAK
 				fi
 			}
 		od;
 
 		/*
 		 * pvq_queue_acquire(), pvq_pv_trylock_steal(): one
-		 * atomic_read() of the word; if neither locked nor pending,
-		 * cmpxchg locked_pending 0 -> LOCKED_VAL.  (The node
+		 * atomic_read() of the word, pvq_steal_free().  (The node
 		 * initialisation that precedes it in the C code is done below
 		 * with the tail exchange: the node is private until then.)
 		 */
 		if
-		:: lk_locked == 0 && lk_pending == 0 ->
+		:: atomic {
+			lk_locked == 0 && lk_pending == 0 ->
+			v_tail = lk_tail;
+			v_passes = lk_passes
+		   };
 			atomic {
 #ifdef BUG_STEAL_NOT_ATOMIC
 				/* BUG: a plain store, the read was the check. */
 				lk_locked = LOCKED_VAL;
+				v_tail = 0;
+				v_passes = 0;
 				goto locked
 #else
-				if
-				:: STEAL_FREE ->
-					/* no steal past the pending bit */
-					assert(!lk_pending);
-					lk_locked = LOCKED_VAL;
-					goto locked
-				:: else
-				fi
+				pvq_steal_free()
 #endif
 			}
 		:: !(lk_locked == 0 && lk_pending == 0)
@@ -448,7 +678,12 @@ top:
 			old = lk_tail;
 			lk_tail = me + 1;
 			if
-			:: old == 0 -> goto wait_head	/* we are the head */
+			:: old == 0 ->
+				/* we are the head; no count without a queue */
+				assert(lk_passes == 0);
+				g_hd = 1;
+				g_passed = 0;
+				goto wait_head
 			:: else
 			fi
 		};
@@ -469,7 +704,7 @@ wn_spin:
 		do
 		:: nd_locked[me] -> goto wn_done
 		:: !nd_locked[me] -> skip
-		:: !nd_locked[me] -> break
+		:: CAN_WAIT && !nd_locked[me] -> break	/* else: spin for ever */
 		od;
 #ifdef BUG_WAIT_NODE_ORDER
 		/* BUG: ->locked is read before "halted" is published. */
@@ -524,10 +759,13 @@ wait_head:
 wh_loop:
 		nd_state[me] = RUNNING;
 
-		/* pvq_head_spin(lock, &block, block_at) */
+		/*
+		 * pvq_head_spin(lock, &block, &hc): reserve the lock if we
+		 * block stealing (pvq_head_reserve(): atomic_or()).
+		 */
 		d_step {
 			if
-			:: block -> lk_pending = 1
+			:: block -> RESERVE
 			:: else
 			fi
 		};
@@ -535,25 +773,30 @@ wh_loop:
 		:: atomic {
 			block ->
 			/*
-			 * pvq_head_take_reserved(): 16-bit cmpxchg of
-			 * locked_pending, PENDING_VAL -> LOCKED_VAL.
+			 * pvq_head_take_reserved(): READ_ONCE(locked_pending),
+			 * 16-bit cmpxchg from it to LOCKED_VAL (drops the
+			 * reservation, resets the count).  Reserved, nobody
+			 * else writes the half-word meanwhile: one step.
 			 */
 			if
-			:: lk_locked == 0 && lk_pending == 1 ->
+			:: lk_locked == 0 ->
 				lk_locked = LOCKED_VAL;
 				lk_pending = 0;
+				lk_passes = 0;
+				HEAD_TAKES;
 				goto wh_out
 			:: else ->
 				if
-				:: skip		/* cpu_relax(), spin on */
-				:: break	/* pvq_spin_threshold loops */
+				:: SPIN_ON		/* cpu_relax(), spin on */
+				:: SPIN_BREAK		/* pvq_queue_spin_threshold */
 				fi
 			fi
 		   }
 		:: !block ->
 			/*
 			 * pvq_head_take_free(): READ_ONCE(lock->locked), then
-			 * cmpxchg_acquire(&lock->locked, 0, LOCKED_VAL).
+			 * cmpxchg_acquire(&lock->locked, 0, LOCKED_VAL), then
+			 * pvq_head_reset_passes() below.
 			 */
 			if
 			:: lk_locked == 0 ->
@@ -561,32 +804,65 @@ wh_loop:
 					if
 					:: lk_locked == 0 ->
 						lk_locked = LOCKED_VAL;
-						goto wh_out
+						HEAD_TAKES;
+						goto wh_taken
 					:: else
 					fi
 				}
 			:: lk_locked != 0
 			fi;
 			/*
-			 * Unfair or FAIR_BOUND: the starvation bound may be
-			 * reached at any iteration; then no more stealing
-			 * (WRITE_ONCE(lock->pending, 1)).  The fair head's
-			 * block at its second halt is the second choice: the
-			 * bit is set, and cleared below before it halts.
+			 * Unfair or FAIR_BOUND: the starvation clock
+			 * (pvq_head_starving()) may say "starving" at any
+			 * iteration, or never; then no more stealing:
+			 * pvq_head_block_stealing(now = true).
 			 */
 			if
-			:: skip
-			:: break
+			:: SPIN_ON
+			:: SPIN_BREAK
 #if defined(UNFAIR) || defined(FAIR_BOUND)
-			:: d_step { lk_pending = 1; block = 1 }
-			:: d_step { lk_pending = 1; block = 1 }; break
+			:: d_step { RESERVE; block = 1; HALTED_FORGET }
+			:: d_step { RESERVE; block = 1; HALTED_FORGET; SPIN_RESET };
+				break
 #endif
 			fi
 		od;
 
-#ifndef UNFAIR
-		/* Fair: about to halt, let running vCPUs take the lock. */
-		lk_pending = 0;
+#ifdef CPU0_NO_WAIT
+		/* !can_wait: pvq_pv_spinning() (nothing deferred here), spin */
+		if
+		:: !CAN_WAIT -> goto wh_loop
+		:: else
+		fi;
+#endif
+#if defined(UNFAIR)
+		/*
+		 * halted && !block: robbed after a halt already, block
+		 * stealing; unfair: reserve now, and keep it while halted.
+		 */
+		if
+		:: d_step { halted && !block -> HALTED_FORGET; block = 1; RESERVE }
+		:: else
+		fi;
+#elif defined(FAIR_BOUND)
+		/*
+		 * halted && !block: block stealing from the next spin on (not
+		 * now); then, fair: about to halt, let running vCPUs take the
+		 * lock (pvq_head_unreserve(): atomic_andnot()).
+		 */
+		atomic {	/* not d_step: the spin loop breaks to here */
+			if
+			:: halted && !block -> HALTED_FORGET; block = 1
+			:: else
+			fi;
+			UNRESERVE
+		};
+#else
+		/*
+		 * Fair: about to halt, let running vCPUs take the lock
+		 * (pvq_head_unreserve(): atomic_andnot()).
+		 */
+		atomic { UNRESERVE };	/* the spin loop breaks to here */
 #endif
 #ifdef BUG_PRED_HASHED_SNAPSHOT
 		/*
@@ -665,17 +941,18 @@ wh_loop:
 			lk_locked = SLOW_VAL;
 			if
 			:: l != 0 -> l = 0; ok = 0; goto wh_halt
-			:: else -> ok = 0
+			:: else -> ok = 0; HEAD_TAKES
 			fi
 		};
 		/*
 		 * It was free: ours.  WRITE_ONCE(lock->locked_pending,
-		 * LOCKED_VAL) (drops a pending bit we may hold), then
-		 * pvq_unhash().
+		 * LOCKED_VAL) (drops a reservation we may hold, resets the
+		 * count), then pvq_unhash().
 		 */
 		d_step {
 			lk_locked = LOCKED_VAL;
-			lk_pending = 0
+			lk_pending = 0;
+			lk_passes = 0
 		};
 		pvq_unhash(n, 0);
 		n = 0;
@@ -683,9 +960,23 @@ wh_loop:
 
 wh_halt:
 		/* For our successor's early-halt check; then halt. */
-		nd_state[me] = HASHED;
+		atomic {	/* not d_step: jumped to */
+			nd_state[me] = HASHED;
+			HALTED_NOTE
+		};
 		pvq_pv_wait(lk_locked, SLOW_VAL);
 		goto wh_loop;
+
+wh_taken:
+		/*
+		 * pvq_head_reset_passes(): WRITE_ONCE(lock->pending, 0), the
+		 * byte (reservation and count; the locked byte keeps every
+		 * steal out).
+		 */
+		atomic {	/* not d_step: jumped to */
+			lk_pending = 0;
+			lk_passes = 0
+		};
 
 wh_out:
 		/* WRITE_ONCE(node->state, RUNNING) */
@@ -695,14 +986,21 @@ wh_out:
 			seen_slow = 0;
 #endif
 			block = 0;
+			HALTED_FORGET;
+			SPIN_RESET;
 			g_unhashed[me] = 0;	/* ghost: no longer needed */
 			nd_state[me] = RUNNING
 		};
-		/* return atomic_read(&lock->val) | PVQ_LOCKED_VAL */
+		/*
+		 * return atomic_read(&lock->val) | PVQ_LOCKED_VAL.  The count
+		 * is 0: we reset it when we took the lock, and no steal can
+		 * succeed while we hold it.
+		 */
 		d_step {
 			v_locked = lk_locked | LOCKED_VAL;
 			v_pending = lk_pending;
-			v_tail = lk_tail
+			v_tail = lk_tail;
+			assert(lk_passes == 0)
 		};
 
 		/*
@@ -713,9 +1011,11 @@ wh_out:
 		atomic {
 			if
 			:: v_tail == me + 1 && lk_locked == v_locked &&
-			   lk_pending == v_pending && lk_tail == v_tail ->
+			   lk_pending == v_pending && lk_passes == 0 &&
+			   lk_tail == v_tail ->
 				lk_locked = LOCKED_VAL;
 				lk_pending = 0;
+				lk_passes = 0;
 				lk_tail = 0;
 				v_locked = 0; v_pending = 0; v_tail = 0;
 				next = 0;
@@ -735,8 +1035,15 @@ wh_out:
 			:: else
 			fi
 		};
-		/* smp_store_release(&next->locked, 1) */
-		nd_locked[next - 1] = 1;
+		/*
+		 * smp_store_release(&next->locked, 1): it is the queue head
+		 * (ghost: from here on, a steal passes it).
+		 */
+		d_step {
+			nd_locked[next - 1] = 1;
+			g_hd = 1;
+			g_passed = 0
+		};
 
 		/*
 		 * pvq_pv_kick_node(lock, next): WRITE_ONCE(node->pred_hashed,
@@ -802,7 +1109,7 @@ locked:
 			:: l == LOCKED_VAL ->
 				lk_locked = 0;
 				l = 0;
-				iter++;
+				ITER_NEXT;
 				goto top
 			:: else ->
 				/* WARN_ONCE: unlock saw a bad locked byte */
@@ -850,9 +1157,24 @@ locked:
 #endif
 		d_step {
 			n = 0;
-			iter++
+			ITER_NEXT
 		}
-	:: atomic { !ITER_OK -> ndone++ };
+#ifdef GREEDY
+	/*
+	 * The greedy stealer: atomic_read() of the word, pvq_steal_free(),
+	 * for ever (the fast path is the steal from the empty word).  The
+	 * reads that find the lock taken, reserved or refused change
+	 * nothing: it waits for one that does not.
+	 */
+	:: atomic {
+		IS_GREEDY && lk_locked == 0 && lk_pending == 0 &&
+		!REFUSED(lk_tail, lk_passes) ->
+		v_tail = lk_tail;
+		v_passes = lk_passes
+	   };
+		atomic { pvq_steal_free() }
+#endif
+	:: atomic { !IS_GREEDY && !ITER_OK -> ndone++ };
 		break
 	od
 }

@@ -216,14 +216,6 @@ static __always_inline u32 pvq_passes(u32 val)
 }
 
 /*
- * Every steal: take the lock if it is free and no head has reserved it,
- * and, past a queue, if the pass bound allows it.  @val: the word the
- * caller read.  Acquire: on success the critical section follows.  The
- * cmpxchg covers the whole word, so a head that reserves the lock, a
- * count that moves or a queue that appears or empties after the read
- * makes it fail.
- */
-/*
  * Must this CPU count its next steal past a queue?  Yes without credit,
  * and with more credit than pass_scale gives (pass_scale was lowered).
  */
@@ -234,6 +226,14 @@ static __always_inline bool pvq_pass_counts(int scale)
 	return credit <= 0 || credit >= scale;
 }
 
+/*
+ * Every steal: take the lock if it is free and no head has reserved it,
+ * and, past a queue, if the pass bound allows it.  @val: the word the
+ * caller read.  Acquire: on success the critical section follows.  The
+ * cmpxchg covers the whole word, so a head that reserves the lock, a
+ * count that moves or a queue that appears or empties after the read
+ * makes it fail.
+ */
 static __always_inline bool pvq_steal_free(struct pvq_qspinlock *lock, u32 val)
 {
 	u32 bound, new = val | PVQ_LOCKED_VAL;

@@ -4,11 +4,12 @@
  * lock word and unlock, with lock stealing and a starvation bound.
  *
  * A contender that finds the lock held spins trying to steal it (one
- * cmpxchg on the locked byte whenever it is free, queue or no queue) for up
- * to spin_threshold loops before it queues.  The queue head competes with
- * the stealers on equal terms until it has waited starvation_bound_us; then
- * it sets the pending bit, which stops all stealing until it has the lock.
- * See Documentation/unfair.rst.
+ * cmpxchg of the whole lock word whenever the lock is free, queue or no
+ * queue, counted against the pass bound past a queue) for up to steal_spin
+ * loops before it queues.  The queue head competes with the stealers until
+ * it has been starved for starvation_bound_us; then it sets the pending
+ * bit, which stops all stealing until it has the lock.  See
+ * Documentation/unfair.rst and, for the pass bound, Documentation/pv.rst.
  */
 #ifndef PVQ_PVQSPINLOCK_UNFAIR_H
 #define PVQ_PVQSPINLOCK_UNFAIR_H

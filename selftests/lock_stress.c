@@ -94,16 +94,24 @@ struct stress_type {
 #if PVQ_STRESS_BREAK
 /*
  * Deliberately broken: every 16th acquisition of each thread "succeeds"
- * without taking the lock (and its unlock does nothing).
+ * without taking the lock (and its unlock does nothing).  It goes in only
+ * once it sees the lock held by somebody else (or after BREAK_WAIT_LOOPS),
+ * so that it overlaps a real holder: left to chance, a run once saw no
+ * overlap in 27,000 skipped acquisitions and the check passed.
  */
 #define BREAK_EVERY	16
+#define BREAK_WAIT_LOOPS	(1 << 20)
 static __thread unsigned int broken_calls;
 static __thread bool broken_skipped;
 
 static void broken_lock(void *l)
 {
+	int loops = BREAK_WAIT_LOOPS;
+
 	if (++broken_calls % BREAK_EVERY == 0) {
 		broken_skipped = true;
+		while (!pvq_tas_is_locked(l) && --loops)
+			cpu_relax();
 		return;
 	}
 	lock_adapter_tas.lock(l);
