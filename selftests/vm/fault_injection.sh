@@ -106,9 +106,13 @@ for fault in drop_kick skip_handoff; do
 	done
 done
 # The run ends (after $secs s) long before stall_secs (30): the writers that
-# stealers left behind in the queue are caught at the end.
+# stealers left behind in the queue are caught at the end.  Without the
+# pass bound (pass_bound=0) only: with it, the stealers are refused soon
+# after the dropped kick and queue behind the halted head too, no CPU is
+# left to end the run, and the watchdog reports the stall during the run
+# (the drop_kick runs above, which must show the bound's refusals).
 if has_type pvqspinlock; then
-	add_lib_run "$strict inject_fault=drop_kick" \
+	add_lib_run "$strict inject_fault=drop_kick pass_bound=0" \
 		"torture_type=pvqspinlock runtime_secs=$secs stat_interval=0" \
 		"fault drop_kick pvqspinlock end"
 fi
@@ -158,10 +162,34 @@ summary_sum() {
 	echo "$sum"
 }
 
+# A kick dropped to a halted queue head of a PV queued lock: with the pass
+# bound (default), stealers must have been refused (pass_bound > 0); in
+# the run without it ($4 = end, pass_bound=0) none may be.  Log $1, fault
+# $2, type $3.  Prints what it saw (", ..."), or why it fails (status 1).
+check_pass_bound() {
+	local log=$1 fault=$2 t=$3 how=$4 refused
+	case $fault/$t in
+	drop_kick/pvqspinlock | drop_kick/pvqspinlock_unfair) ;;
+	*) return 0 ;;
+	esac
+	refused=$(summary_kv "$log" pass_bound)
+	if [ -z "$refused" ]; then
+		echo "no pass_bound counter in the summary"
+		return 1
+	elif [ "$how" = end ] && [ "$refused" -ne 0 ]; then
+		echo "pass_bound=0 (no bound) yet $refused steals refused"
+		return 1
+	elif [ "$how" != end ] && [ "$refused" -eq 0 ]; then
+		echo "no steal refused at the pass bound: stealers kept passing the halted head"
+		return 1
+	fi
+	echo ", $refused steals refused at the pass bound"
+}
+
 # Check library run $1 ($2: what it must show); prints "ok"-line text, or
 # "FAIL reason".
 check_lib_run() {
-	local i=$1 what=$2 log kind fault t how halts kicks
+	local i=$1 what=$2 log kind fault t how halts kicks bound
 	log=$(lib_run_log "$i")
 	read -r kind fault t how <<<"$what"
 	[ "$kind" = control ] && t=$fault
@@ -195,8 +223,10 @@ check_lib_run() {
 			echo "FAIL the library injected no fault (or no rescue)"
 		elif ! grep -q "^fault-run $i rmmod status 0$" <<<"$log"; then
 			echo "FAIL the rescue did not free the writers (rmmod failed)"
+		elif ! bound=$(check_pass_bound "$log" "$fault" "$t" "$how"); then
+			echo "FAIL $bound"
 		else
-			echo "run of $(summary_kv "$log" msecs) ms, $(grep -m 1 "^$t-torture: STALL: " <<<"$log" | sed 's/.*-torture: //')"
+			echo "run of $(summary_kv "$log" msecs) ms, $(grep -m 1 "^$t-torture: STALL: " <<<"$log" | sed 's/.*-torture: //')$bound"
 		fi
 		return
 	fi
