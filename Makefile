@@ -15,10 +15,14 @@
 
 PVQ_ROOT := $(CURDIR)
 
-# The Debian kernel this project targets, never the host's `uname -r`
-# (the host may run a kernel with no headers at all).  Or a kernel that
-# make kernel built (KDIR=out/kernel/<name>/build).
-KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+# The kernel version (KVER=6.1, ...: one with a series in kernel/patches/;
+# the default is tools/lib/functions.sh's DEFAULT_KVER), for make kernel
+# and for the modules: the newest Debian headers of that version, never
+# the host's `uname -r` (the host may run a kernel with no headers at
+# all).  Or a kernel that make kernel built
+# (KDIR=out/kernel/<version>/<name>/build).
+KVER ?= $(shell sed -n 's/^DEFAULT_KVER=//p' tools/lib/functions.sh)
+KDIR ?= $(shell ls -d /lib/modules/$(KVER).*/build 2>/dev/null | sort -V | tail -n 1)
 
 # A kernel with our lock built in: its options rule (scripts/config.mk).
 ifneq ($(shell grep -sx CONFIG_PVQ_SPINLOCKS=y $(KDIR)/include/config/auto.conf),)
@@ -57,13 +61,24 @@ sparse: deps-kernel
 checkpatch: deps-source
 	scripts/run-checkpatch $(DEPS_DIR)
 
+# The kernel series contain the lock: regenerate their lock patch from
+# this tree (kernel-series), or fail where it is stale (series-check).
+.PHONY: kernel-series series-check
+kernel-series:
+	scripts/gen-kernel-series
+
+series-check:
+	scripts/gen-kernel-series --check
+
 # Every shell script of the project, with shellcheck's defaults (a
 # directive in a script says why where a warning is meant).  The shell of
 # the two in tools/lib comes from their "shellcheck shell=" directive:
 # functions.sh is bash, sourced by the host-side scripts; guest-init.sh is
 # the guest's /init, busybox sh.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
-	selftests/ksft_runner.sh $(wildcard selftests/vm/*.sh) \
+	scripts/gen-kernel-series \
+	selftests/ksft_runner.sh selftests/kernel_series_test.sh \
+	$(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
 	tools/lib/functions.sh tools/lib/guest-init.sh tools/lib/bench-common.sh \
 	tools/lib/kfastpath-guest.sh \
@@ -79,7 +94,7 @@ docs-check:
 		rst2html --halt=warning "$$f" >/dev/null || exit 1; \
 	done; echo "docs: Documentation/*.rst parse cleanly"
 
-check: sparse checkpatch docs-check shellcheck
+check: sparse checkpatch series-check docs-check shellcheck
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -152,15 +167,16 @@ soak: deps-check
 	tools/soak --types "$(strip $(PVQ_TYPES))" $(SOAK_ARGS)
 
 # A guest kernel whose arch_spinlock_t is this tree's lock, as the fragment
-# CONFIG= selects (kernel/patches/ on linux-source-6.1; KERNEL_SPINLOCK=
-# upstream in configs/stock.config: the stock 6.1 lock), built and cached
-# under out/kernel/<fragment>/; the last line printed is its bzImage.
+# CONFIG= selects (kernel/patches/<KVER>/ on Debian's linux-source-<KVER>;
+# KERNEL_SPINLOCK=upstream in configs/stock.config: the stock kernel's
+# lock), built and cached under out/kernel/<KVER>/<fragment>/; the last
+# line printed is its bzImage.
 # KERNEL_DEBUG=y: the DEBUG_SPINLOCK + PROVE_LOCKING kernel;
 # TORTURE_FAULTS=y: with the test-only fault injection.
 # See Documentation/kernel.rst.
 .PHONY: kernel test-kernels
 kernel: deps-check
-	@tools/build-kernel --config '$(CONFIG)' \
+	@tools/build-kernel --kver '$(KVER)' --config '$(CONFIG)' \
 		$(if $(filter y,$(KERNEL_DEBUG)),--debug) \
 		$(if $(filter y,$(TORTURE_FAULTS)),--faults)
 

@@ -15,6 +15,8 @@
 #include <linux/string.h>
 #include <asm/apic.h>
 #include <asm/processor.h>
+/* Since 6.4, smp_send_reschedule() traces the IPI it sends. */
+#include <trace/events/ipi.h>
 
 #include "pv_ops.h"
 #include "lock_debug.h"

@@ -37,6 +37,10 @@ override PARAVIRT_UNFAIR_LOCKS := $(if $(CONFIG_PARAVIRT_UNFAIR_LOCKS),y,n)
 override LOCK_STATS := $(if $(CONFIG_PVQ_LOCK_STATS),y,n)
 override LOCK_DEBUG := $(if $(CONFIG_PVQ_LOCK_DEBUG),y,n)
 override TORTURE_FAULTS := $(if $(CONFIG_PVQ_TORTURE_FAULTS),y,n)
+# The torture module's stall report needs the library's diagnostics.
+ifneq ($(CONFIG_PVQ_TORTURE_HOOKS),y)
+$(error this kernel has CONFIG_PVQ_SPINLOCKS but not CONFIG_PVQ_TORTURE_HOOKS, which qspinlock_torture needs: enable it)
+endif
 else
 PVQ_BUILTIN := n
 endif

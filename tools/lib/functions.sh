@@ -123,3 +123,17 @@ report_section() {
 		index($0, "### ") == 1 { on = index($0, want) == 1 }
 		on' "$1"
 }
+
+# --- Kernel versions ---------------------------------------------------
+# Every version with a kernel series (kernel/patches/<version>/), built
+# from Debian's linux-source-<version>; KVER= or --kver picks one.
+
+# shellcheck disable=SC2034 # used by the scripts that source this file
+DEFAULT_KVER=6.1
+
+kernel_versions() {
+	local d
+	for d in "$(dirname "${BASH_SOURCE[0]}")"/../../kernel/patches/*/; do
+		basename "$d"
+	done | sort -V
+}
