@@ -40,7 +40,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean check checkpatch sparse docs-check shellcheck deps deps-check test run \
+.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -48,10 +48,18 @@ all: modules
 modules: deps-kernel
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(PVQ_KBUILD_VARS) modules
 
+# The module build's own files.  Not kbuild's "make M=... clean": that
+# deletes every object and module under this directory, out/ included,
+# i.e. the kernels make kernel built and their modules.
+MODULE_DIRS := . qspinlock pv module torture bench
+clean-modules:
+	rm -f $(foreach d,$(MODULE_DIRS),$(addprefix $(d)/,*.o *.ko *.mod \
+		*.mod.c .*.cmd)) modules.order Module.symvers
+
 # W=1 and sparse, from scratch so every file is checked; any warning or
 # sparse complaint in our files fails the target.
 sparse: deps-kernel
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null
+	@$(MAKE) -s clean-modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(PVQ_KBUILD_VARS) W=1 C=2 modules \
 		2>&1 | tee .check.log
 	@if grep -E '(warning|error):' .check.log; then \
@@ -65,7 +73,7 @@ checkpatch: deps-source
 # this tree (kernel-series), or fail where it is stale (series-check).
 .PHONY: kernel-series series-check
 kernel-series:
-	scripts/gen-kernel-series
+	@scripts/gen-kernel-series >/dev/null
 
 series-check:
 	scripts/gen-kernel-series --check
@@ -96,8 +104,7 @@ docs-check:
 
 check: sparse checkpatch series-check docs-check shellcheck
 
-clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+clean: clean-modules
 	$(MAKE) -C selftests clean
 	rm -f .check.log
 
@@ -175,7 +182,7 @@ soak: deps-check
 # TORTURE_FAULTS=y: with the test-only fault injection.
 # See Documentation/kernel.rst.
 .PHONY: kernel test-kernels
-kernel: deps-check
+kernel: deps-check kernel-series
 	@tools/build-kernel --kver '$(KVER)' --config '$(CONFIG)' \
 		$(if $(filter y,$(KERNEL_DEBUG)),--debug) \
 		$(if $(filter y,$(TORTURE_FAULTS)),--faults)
@@ -183,8 +190,17 @@ kernel: deps-check
 # The kernels make test does not build (base, native, pv, stock): each is
 # built and boots to a shell that runs locktorture; and the debug kernel
 # (DEBUG_SPINLOCK, PROVE_LOCKING) runs locktorture with lockdep silent.
+# For every version: the default one's test kernel is make test's, the
+# others' are tested here.
 test-kernels: deps-check
-	selftests/vm/kernel_tests.sh --all-kernels
+	@rc=0; for v in $$(ls kernel/patches | sort -V); do \
+		if [ "$$v" != "$(KVER)" ]; then \
+			selftests/vm/kernel_tests.sh --kver $$v \
+				--outdir out/kernel-tests/$$v || rc=1; \
+		fi; \
+		selftests/vm/kernel_tests.sh --kver $$v --all-kernels \
+			--outdir out/kernel-tests/$$v-all || rc=1; \
+	done; exit $$rc
 
 .PHONY: bench fastpath-bench test-bench bench-clean
 

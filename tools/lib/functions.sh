@@ -129,7 +129,7 @@ report_section() {
 # from Debian's linux-source-<version>; KVER= or --kver picks one.
 
 # shellcheck disable=SC2034 # used by the scripts that source this file
-DEFAULT_KVER=6.1
+DEFAULT_KVER=6.12
 
 kernel_versions() {
 	local d

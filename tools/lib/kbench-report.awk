@@ -32,7 +32,7 @@ BEGIN {
 	label["unfair"] = "A (unfair PV qspinlock)"
 	label["native"] = "B (native qspinlock)"
 	label["pv"] = "C (PV qspinlock)"
-	label["stock"] = "stock 6.1"
+	label["stock"] = "stock (the upstream lock)"
 	# The seeds' column order; other kernels follow in order of appearance.
 	nfixed = split("base unfair native pv stock", fixed_order, " ")
 	# Which lock events make up each rate (absent ones count 0).
