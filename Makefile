@@ -187,9 +187,10 @@ kernel: deps-check kernel-series
 		$(if $(filter y,$(KERNEL_DEBUG)),--debug) \
 		$(if $(filter y,$(TORTURE_FAULTS)),--faults)
 
-# The kernels make test does not build (base, native, pv, stock): each is
-# built and boots to a shell that runs locktorture; and the debug kernel
-# (DEBUG_SPINLOCK, PROVE_LOCKING) runs locktorture with lockdep silent.
+# The kernels make test does not build (base, native, pv, unfair, stock):
+# each is built and boots to a shell that runs locktorture; and the debug
+# kernel (DEBUG_SPINLOCK, PROVE_LOCKING) runs locktorture with lockdep
+# silent.
 # For every version: the default one's test kernel is make test's, the
 # others' are tested here.
 test-kernels: deps-check

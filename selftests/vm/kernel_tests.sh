@@ -38,7 +38,7 @@
 #
 # With --all-kernels (make test-kernels, not in make test: two more
 # cold kernel builds would take make test past 30 minutes on 2 cores):
-#   8. base, native, pv and stock build, boot to a shell and run
+#   8. base, native, pv, unfair and stock build, boot to a shell and run
 #      locktorture spin_lock at 2x;
 #   9. the debug kernel (DEBUG_SPINLOCK + PROVE_LOCKING, of --config) runs
 #      locktorture spin_lock and rw_lock with lockdep on and no splat.
@@ -421,7 +421,7 @@ test_debug() {
 
 test_all_kernels() {
 	local k
-	for k in base native pv stock; do
+	for k in base native pv unfair stock; do
 		build "$k" --config "configs/$k.config"
 		[[ -n $IMAGE ]] || continue
 		vm "boot-$k" --kernel "$IMAGE" --vcpus $((2 * HOST_CPUS)) \
