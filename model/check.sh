@@ -344,12 +344,15 @@ add "fail:$ROBBED" assert "-DBUG_PRED_HASHED_KEPT" \
 	"BUG_PRED_HASHED_KEPT (fair): the flag outlives the entry, a robbed head cannot halt"
 
 # --- pvticket.pml: 2 CPUs, each a task taking lock A and a nested
-# context (NMI or softirq), 2 locks, backends ipi and strict. ------------
+# context (NMI, hard interrupt or softirq), 2 locks, backends ipi, nmi and
+# strict. ------------------------------------------------------------------
 add_model=pvticket.pml
 NMI="NMI lock(B)"
 TRY="NMI trylock(A)"
+HIRQ="hardirq lock(B)"
 SIRQ="softirq lock(B)"
 OWN="softirq lock(B), own record"
+IRQOFF="CPU 0's task with interrupts off"
 
 # The C protocol: every property must hold.
 add pass safety "" \
@@ -392,6 +395,27 @@ add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE" \
 	"pvticket, $TRY, CPU 0's task with interrupts off, ipi: liveness (finding 5 fixed: spinning() sends the deferred kicks)" O1
 add pass live "-DNEST_NMI_TRYLOCK -DIRQSAVE -DSTRICT" \
 	"pvticket, $TRY, CPU 0's task with interrupts off, strict: liveness (finding 5 fixed)" O1
+# The NMI kick: waiters with interrupts off halt, and an NMI wakes them.
+add pass safety "-DNMIKICK" \
+	"pvticket, $NMI, nmi: safety"
+add pass live "-DNMIKICK" \
+	"pvticket, $NMI, nmi: liveness" O1
+add pass safety "-DNMIKICK -DIRQSAVE" \
+	"pvticket, $NMI, $IRQOFF, nmi: safety (the NMI-woken halt, NMIs at every step)" O1
+add pass live "-DNMIKICK -DIRQSAVE" \
+	"pvticket, $NMI, $IRQOFF, nmi: liveness" O1
+add pass safety "-DNMIKICK -DNEST_NMI_TRYLOCK -DIRQSAVE" \
+	"pvticket, $TRY, $IRQOFF, nmi: safety (kicks from NMI context, deferred)" O1
+add pass live "-DNMIKICK -DNEST_NMI_TRYLOCK -DIRQSAVE" \
+	"pvticket, $TRY, $IRQOFF, nmi: liveness" O1
+add pass safety "-DNMIKICK -DNEST_HARDIRQ" \
+	"pvticket, $HIRQ, nmi: safety (an NMI-woken wait inside a task's IPI-woken one)" O1
+add pass safety "-DNMIKICK -DNEST_SOFTIRQ -DIRQSAVE" \
+	"pvticket, $SIRQ, $IRQOFF, nmi: safety" O1
+add pass safety "-DSTRICT -DNEST_HARDIRQ" \
+	"pvticket, $HIRQ, strict: safety" O1
+add pass live "-DSTRICT -DIRQSAVE" \
+	"pvticket, $NMI, $IRQOFF, strict: liveness" O1
 
 # Seeded bugs: the three holes of the PV hardening, one more, and the C
 # code before the fixes of findings 4 and 5 (commit d7d3a7c).  Hole 1 is
@@ -423,6 +447,14 @@ add "fail:$LIVE" live "-DBUG_NO_FLUSH_DEFERRED -DNEST_NMI_TRYLOCK -DIRQSAVE" \
 	"pvticket BUG_NO_FLUSH_DEFERRED (finding 5), $TRY, CPU 0's task with interrupts off, ipi: the deferred kick is never sent, liveness violated"
 add "fail:$LIVE" live "-DBUG_NO_FLUSH_DEFERRED -DNEST_NMI_TRYLOCK -DIRQSAVE -DSTRICT" \
 	"pvticket BUG_NO_FLUSH_DEFERRED (finding 5), $TRY, CPU 0's task with interrupts off, strict: liveness violated"
+add "fail:$LIVE" live "-DBUG_NO_FLUSH_DEFERRED -DNEST_NMI_TRYLOCK -DIRQSAVE -DNMIKICK" \
+	"pvticket BUG_NO_FLUSH_DEFERRED, $TRY, $IRQOFF, nmi: the NMI-woken halt leaves the deferred kick unsent, liveness violated"
+add "fail:$DEAD" deadlock "-DBUG_NMI_WINDOW -DNMIKICK -DIRQSAVE" \
+	"pvticket BUG_NMI_WINDOW, $NMI, $IRQOFF, nmi: the kick's NMI between compare and hlt is lost, task halted forever (invalid end state)"
+add "fail:$DEAD" deadlock "-DBUG_NMI_WINDOW -DSTRICT -DIRQSAVE" \
+	"pvticket BUG_NMI_WINDOW, $NMI, $IRQOFF, strict: task halted forever"
+add "fail:$DEAD" deadlock "-DBUG_NMI_WINDOW -DNMIKICK -DNEST_HARDIRQ" \
+	"pvticket BUG_NMI_WINDOW, $HIRQ, nmi: the hard interrupt halted forever"
 
 # --- pvqspinlock.pml: the pass bound (README.md "The pass bound").  CPUs
 # 0 and 1 take the lock twice each, CPU 2 is a greedy stealer that steals

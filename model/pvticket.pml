@@ -25,7 +25,12 @@
  *   pv/pv_backends.c  pvq_ipi_can_wait(), pvq_ipi_wait(), pvq_ipi_kick(),
  *                     pvq_defer_kick(), pvq_send_deferred_kicks() (the
  *                     irq_work pvq_nmi_kicks_work()), pvq_ipi_spinning(),
- *                     pvq_strict_wait(), pvq_strict_kick()
+ *                     pvq_strict_wait(), pvq_strict_halt(),
+ *                     pvq_strict_kick(), pvq_nmi_wait(), pvq_nmi_ring(),
+ *                     pvq_wait_way_begin(), pvq_wait_way_end()
+ *   pv/pv_nmi.c       pvq_nmi_send(), pvq_nmi_handler() (the window fix
+ *                     and the mark)
+ *   pv/pv_nmi_halt.S  the window from the compare to the hlt
  *   pv/pv_ops.h       the can_wait() / wait(ptr, val) / kick(cpu) /
  *                     spinning() contract
  *
@@ -40,6 +45,11 @@
  *                        NMIs only (a lock an NMI spins on must be).
  *      NEST_NMI_TRYLOCK  an NMI: trylock(A), and unlock(A) if it got it.
  *                        A is the tasks' lock.
+ *      NEST_HARDIRQ      a hard interrupt: lock(B) ... unlock(B) with
+ *                        interrupts off, B taken by hard interrupts
+ *                        only; it arrives where a softirq does.  On nmi
+ *                        and strict it halts, NMI-woken, inside the
+ *                        task's wait with interrupts on.
  *      NEST_SOFTIRQ      a softirq: lock(B) ... unlock(B), B taken by
  *                        softirqs only.  A softirq runs where the CPU has
  *                        interrupts on: at any step of a task with
@@ -60,7 +70,14 @@
  *    (ipi[c], the APIC's IRR: two IPIs in flight are one) and taken at
  *    any step at which the running context has interrupts on; taking it
  *    ends a hlt.  The irq_work of deferred NMI kicks is a self-IPI: it runs
- *    likewise, as one step (test-and-clear each target, send its IPI).
+ *    likewise, as one step (test-and-clear each target, ring its
+ *    doorbell).  nmi and strict: an NMI kick is latched too (nmi_latch[c]:
+ *    NMIs coalesce) and taken at any step outside NMI context, interrupts
+ *    off or on; taking it ends a hlt, and its handler is two steps during
+ *    which the CPU's contexts are frozen: the window fix (in the window,
+ *    the return address moves past the hlt: skip_hlt), then the exchange
+ *    that claims the mark.  The nested NMI context's arrival does both
+ *    too (any NMI runs our handler).
  *  - No timer tick and no other interrupt: a CPU halted with no IPI or
  *    irq_work pending and no nested context left to arrive stays halted
  *    forever.  That is what makes a lost wakeup visible (the strict
@@ -81,8 +98,13 @@
  *
  * Compile-time options (spin -a -DX):
  *
- *   STRICT             the strict backend (default: ipi).
- *   NEST_NMI_TRYLOCK, NEST_SOFTIRQ   the nested context, see above.
+ *   STRICT             the strict backend (default: ipi): a wait ends
+ *                      only on a kick; waiters with interrupts off halt
+ *                      and are woken by an NMI, as on nmi.
+ *   NMIKICK            the nmi backend: ipi, and waiters with interrupts
+ *                      off halt and are woken by an NMI.
+ *   NEST_NMI_TRYLOCK, NEST_HARDIRQ, NEST_SOFTIRQ
+ *                      the nested context, see above.
  *   NEST_OWN_RECORD    the nested context's lock B keeps its waiter
  *                      record per context (record NCPU + cpu), not per
  *                      CPU: "another PV lock", as a pvqspinlock MCS node
@@ -146,6 +168,14 @@
  *                         deferred to an irq_work that cannot run while
  *                         CPU 0's task spins with interrupts off, for the
  *                         same lock, behind the waiter the kick was for.
+ *                         On nmi and strict the same waiter halts
+ *                         (NMI-woken), and sends them first: the bug
+ *                         leaves that out too.
+ *   BUG_NMI_WINDOW        nmi and strict: the NMI handler leaves the window
+ *                         alone (inject_fault=nmi_window): a kick whose
+ *                         NMI comes between the waiter's compare and its
+ *                         hlt is lost, and the waiter halts for good.
+ *                         Shows with IRQSAVE or NEST_HARDIRQ.
  */
 
 #ifndef NCPU
@@ -169,10 +199,21 @@
 /* pvq_pvticket_served(): the ticket now served, without the flag. */
 #define SERVED(h)	((h) & ~FLAG)
 
-#if defined(NEST_SOFTIRQ)
+#if defined(NEST_SOFTIRQ) || defined(NEST_HARDIRQ)
 #define NEST_IS_NMI	0
 #else
 #define NEST_IS_NMI	1
+#endif
+/* The nested context runs with interrupts off: an NMI or a hard interrupt. */
+#if defined(NEST_SOFTIRQ)
+#define NEST_IRQS_OFF	0
+#else
+#define NEST_IRQS_OFF	1
+#endif
+
+/* nmi and strict: waiters with interrupts off halt, and an NMI wakes them. */
+#if defined(STRICT) || defined(NMIKICK)
+#define NMI_WAKE
 #endif
 
 /*
@@ -222,6 +263,24 @@ bit  halted[NCPU];
 /* The reschedule IPI, latched in the target's APIC until it is taken. */
 bit  ipi[NCPU];
 
+#ifdef NMI_WAKE
+/*
+ * way[c]: pvq_woken_by_nmi, how CPU c's current wait is woken (NMI: 1).
+ * nmi_mark[c]: pvq_nmi_marks.in_flight, an NMI kick of ours is on its way
+ * to c; nmi_latch[c]: an NMI is pending at c's APIC; knmi[c]: c runs our
+ * NMI handler (its contexts are frozen).  in_window[c] (ghost): the
+ * running context is between the window label and the hlt of
+ * pv_nmi_halt.S; skip_hlt[c]: an NMI moved its return address past the
+ * hlt.
+ */
+bit  way[NCPU];
+bit  nmi_mark[NCPU];
+bit  nmi_latch[NCPU];
+bit  knmi[NCPU];
+bit  in_window[NCPU];
+bit  skip_hlt[NCPU];
+#endif
+
 #ifdef STRICT
 #ifdef BUG_STRICT_FLAG
 bit  kicked[NCPU];		/* old pvq_strict_kicked: consumed by wait */
@@ -246,14 +305,24 @@ byte ndone;			/* contexts done with all their acquisitions */
 ltl live { <> (ndone == NCTX) }
 
 /*
- * pvq_pv_can_wait() = pvq_ipi_can_wait() (ipi and strict):
- * !irqs_disabled() && !in_nmi().  BUG_NMI_RECORD: the old slow path asked
- * nobody, every waiter ran pvq_ticket_halt().
+ * pvq_pv_can_wait() = pvq_ipi_can_wait() (ipi): !irqs_disabled() &&
+ * !in_nmi(); pvq_nmi_can_wait() (nmi and strict): !in_nmi().
+ * BUG_NMI_RECORD: the old slow path asked nobody, every waiter ran
+ * pvq_ticket_halt().
  */
-#ifdef BUG_NMI_RECORD
+#if defined(BUG_NMI_RECORD)
 #define CAN_WAIT	1
+#elif defined(NMI_WAKE)
+#define CAN_WAIT	(!in_nmi[me])
 #else
 #define CAN_WAIT	(!in_nmi[me] && !irqs_off[me])
+#endif
+
+/* The contexts of CPU c may run: it is not in our NMI handler. */
+#ifdef NMI_WAKE
+#define RUNS(c)		(!knmi[c])
+#else
+#define RUNS(c)		1
 #endif
 
 /*
@@ -270,6 +339,7 @@ ltl live { <> (ndone == NCTX) }
 	byte c;			/* pvq_ticket_kick()'s CPU */		\
 	byte seen;		/* strict: the kick count before *ptr */ \
 	byte rec;		/* our record: this_cpu_ptr(&waiters) */ \
+	bit  prev_way;		/* the way of the wait we interrupted */ \
 	bit  hlt		/* wait(): *ptr == val, halting */
 
 /*
@@ -294,15 +364,26 @@ inline safe_halt()
  * seen) { safe_halt(); local_irq_disable(); }.  BUG_STRICT_FLAG: the old
  * loop, while (!xchg(kicked, 0)) { ... }, which consumes the kick.
  *
+ * nmi and strict: a waiter with interrupts on does the same after
+ * pvq_wait_way_begin(false); one with them off, see below.  Both put the
+ * way of the wait they interrupted back (pvq_wait_way_end()).
+ *
  * The step after the check and before the hlt is the window in which only
  * an NMI can arrive.
  */
 inline pv_wait(ptr, val)
 {
 	if
-	:: d_step { in_nmi[me] || irqs_off[me] -> skip }	/* cannot wait */
+	:: d_step { in_nmi[me] -> skip }		/* cannot wait */
+#ifndef NMI_WAKE
+	:: d_step { !in_nmi[me] && irqs_off[me] -> skip }	/* cannot wait */
+#endif
 	:: d_step {
 		!in_nmi[me] && !irqs_off[me] ->
+#ifdef NMI_WAKE
+		prev_way = way[me];		/* pvq_wait_way_begin(false) */
+		way[me] = 0;
+#endif
 #if defined(STRICT) && !defined(BUG_STRICT_FLAG)
 		seen = kicks[me]		/* atomic_read_acquire(kicks) */
 #else
@@ -338,8 +419,116 @@ inline pv_wait(ptr, val)
 #endif
 		:: else
 		fi;
-		d_step { hlt = 0; seen = 0 }
+#ifdef NMI_WAKE
+		way[me] = prev_way;		/* pvq_wait_way_end() */
+#endif
+		d_step { hlt = 0; seen = 0; prev_way = 0 }
+#ifdef NMI_WAKE
+	/*
+	 * pvq_nmi_wait() / pvq_strict_wait() with interrupts off: the way,
+	 * then READ_ONCE(*ptr) == val, then (strict: until the count moves)
+	 * send the deferred kicks (pvq_ipi_spinning()) and halt through the
+	 * window (pvq_nmi_wait_u8() / _u32()).
+	 */
+	:: d_step {
+		!in_nmi[me] && irqs_off[me] ->
+		prev_way = way[me];		/* pvq_wait_way_begin(true) */
+		way[me] = 1;
+#if defined(STRICT) && !defined(BUG_STRICT_FLAG)
+		seen = kicks[me]
+#else
+		skip
+#endif
+	   };
+		if
+		:: (ptr) == (val) ->
+#if defined(STRICT) && defined(BUG_STRICT_FLAG)
+			do
+			:: d_step { kicked[me] -> kicked[me] = 0 };	/* xchg: 1 */
+				break
+			:: !kicked[me] ->				/* xchg: 0 */
+				nmi_flush();
+				nmi_halt(kicked[me], 0)
+			od
+#elif defined(STRICT)
+			do
+			:: kicks[me] != seen -> break
+			:: kicks[me] == seen ->
+				nmi_flush();
+				nmi_halt(kicks[me], seen)
+			od
+#else
+			nmi_flush();
+			nmi_halt(ptr, val)
+#endif
+		:: else
+		fi;
+		way[me] = prev_way;		/* pvq_wait_way_end() */
+		d_step { seen = 0; prev_way = 0 }
+#endif
 	fi
+}
+
+/*
+ * pv_nmi_halt.S, with interrupts off: the window label, the compare (*p
+ * changed: return), the hlt.  An NMI that comes from the window label to
+ * the hlt (the NMI handler, or the nested NMI context's arrival, sees
+ * in_window) sets skip_hlt: the hlt is not executed.  One that comes
+ * while halted ends the hlt.
+ */
+inline nmi_halt(p, v)
+{
+	d_step { in_window[me] = 1; skip_hlt[me] = 0 };
+	if
+	:: d_step { (p) != (v) -> in_window[me] = 0; skip_hlt[me] = 0 }
+	:: (p) == (v) ->
+		d_step {
+			in_window[me] = 0;
+			if
+			:: skip_hlt[me] -> skip_hlt[me] = 0
+			:: else -> halted[me] = 1
+			fi
+		};
+		!halted[me]
+	fi
+}
+
+/*
+ * The doorbell of a kick sent outside NMI context (pvq_ring()).  ipi: the
+ * reschedule IPI.  nmi and strict (pvq_nmi_ring()): read the target's way;
+ * NMI: pvq_nmi_send(): nothing if a mark is set (one of ours is on its
+ * way), else set the mark (cmpxchg), then, a step later, send the NMI;
+ * else the IPI.
+ */
+inline pv_ring(cpu)
+{
+#ifdef NMI_WAKE
+	if
+	:: way[cpu] ->
+		if
+		:: d_step { nmi_mark[cpu] -> skip }
+		:: d_step { !nmi_mark[cpu] -> nmi_mark[cpu] = 1 };
+			nmi_latch[cpu] = 1		/* apic->send_IPI() */
+		fi
+	:: !way[cpu] -> ipi[cpu] = 1
+	fi
+#else
+	ipi[cpu] = 1
+#endif
+}
+
+/* The same in one step, inside a d_step: the deferred kicks' sender. */
+inline ring_now(t)
+{
+#ifdef NMI_WAKE
+	if
+	:: way[t] && !nmi_mark[t] -> nmi_mark[t] = 1; nmi_latch[t] = 1
+	:: way[t] && nmi_mark[t] -> skip
+	:: !way[t] -> ipi[t] = 1
+	fi
+#else
+	ipi[t] = 1
+#endif
 }
 
 /*
@@ -348,7 +537,7 @@ inline pv_wait(ptr, val)
  * old xchg(kicked, 1); then pvq_ipi_kick().  pvq_ipi_kick(): in NMI
  * context pvq_defer_kick() (cpumask_set_cpu() of the target and
  * irq_work_queue(), nothing else runs on this CPU in between), or,
- * BUG_NMI_KICK_DROPPED, nothing; else smp_send_reschedule() (to our own
+ * BUG_NMI_KICK_DROPPED, nothing; else the doorbell, pv_ring() (to our own
  * CPU too: the self-kick of pvq_ticket_halt()).  On strict a softirq may
  * arrive on the kicker's CPU between the two steps.
  */
@@ -361,26 +550,26 @@ inline pv_kick(cpu)
 	kicks[cpu]++;
 #endif
 #endif
-	d_step {
-		if
-		:: in_nmi[me] ->
+	if
+	:: d_step {
+		in_nmi[me] ->
 #ifdef BUG_NMI_KICK_DROPPED
-			skip
+		skip
 #else
-			nmi_kick[me * NCPU + cpu] = 1;
-			nmi_pending[me] = 1;
-			work[me] = 1
+		nmi_kick[me * NCPU + cpu] = 1;
+		nmi_pending[me] = 1;
+		work[me] = 1
 #endif
-		:: else -> ipi[cpu] = 1
-		fi
-	}
+	   }
+	:: !in_nmi[me] -> pv_ring(cpu)
+	fi
 }
 
 /*
  * pvq_send_deferred_kicks() of CPU me, run by the irq_work: clear the
  * hint ->pending, then for each target, cpumask_test_and_clear_cpu() and
- * smp_send_reschedule().  @t: a scratch local, 0 on entry and on exit.
- * Used inside a d_step.
+ * its doorbell.  @t: a scratch local, 0 on entry and on exit.  Used
+ * inside a d_step.
  */
 inline send_nmi_kicks(t)
 {
@@ -390,7 +579,7 @@ inline send_nmi_kicks(t)
 		if
 		:: nmi_kick[me * NCPU + t] ->
 			nmi_kick[me * NCPU + t] = 0;
-			ipi[t] = 1
+			ring_now(t)
 		:: else
 		fi;
 		t++
@@ -400,13 +589,14 @@ inline send_nmi_kicks(t)
 }
 
 /*
- * pvq_ipi_spinning() (ipi and strict): if (READ_ONCE(k->pending) &&
+ * pvq_ipi_spinning() (ipi, nmi and strict): if (READ_ONCE(k->pending) &&
  * !in_nmi()) pvq_send_deferred_kicks(k): WRITE_ONCE(k->pending, 0), then
- * for each target cpumask_test_and_clear_cpu() and smp_send_reschedule()
- * (one step per target).  The caller has interrupts off (it cannot wait
- * and is not an NMI), so only an NMI of its CPU lands in between: it
- * sets a target and the hint again, which the next round sees.  @c: a
- * scratch local (pvq_ticket_kick()'s), 0 on entry and on exit.
+ * for each target cpumask_test_and_clear_cpu() and its doorbell (one step
+ * per target).  The caller has interrupts off (it cannot wait and is not
+ * an NMI, or is about to halt with them off), so only an NMI of its CPU
+ * lands in between: it sets a target and the hint again, which the next
+ * round sees.  @c: a scratch local (pvq_ticket_kick()'s), 0 on entry and
+ * on exit.
  */
 inline pv_spinning()
 {
@@ -419,7 +609,7 @@ inline pv_spinning()
 				if
 				:: nmi_kick[me * NCPU + c] ->
 					nmi_kick[me * NCPU + c] = 0;
-					ipi[c] = 1
+					ring_now(c)
 				:: else
 				fi;
 				c++
@@ -428,6 +618,16 @@ inline pv_spinning()
 		od
 	:: else
 	fi
+}
+
+/* Before an NMI-woken halt: the deferred kicks (BUG_NO_FLUSH_DEFERRED: not). */
+inline nmi_flush()
+{
+#ifndef BUG_NO_FLUSH_DEFERRED
+	pv_spinning()
+#else
+	skip
+#endif
 }
 
 /*
@@ -630,7 +830,7 @@ inline pvt_unlock(l)
  * interrupts on, or (IRQSAVE, CPU 0) inside local_irq_save() /
  * local_irq_restore().  Frozen while its CPU's nested context runs.
  */
-proctype task(byte me) provided (!nest[me])
+proctype task(byte me) provided (!nest[me] && RUNS(me))
 {
 	byte iter;
 	LOCK_LOCALS;
@@ -661,7 +861,7 @@ proctype task(byte me) provided (!nest[me])
  * softirq: where the CPU has interrupts on), ends a hlt in progress,
  * saves the interrupted context's interrupt state, runs, and restores it.
  */
-proctype nested(byte me)
+proctype nested(byte me) provided (RUNS(me))
 {
 	byte runs;
 	bit  saved_irqs_off;
@@ -675,8 +875,22 @@ end:
 		nest[me] = 1;
 		saved_irqs_off = irqs_off[me];
 		halted[me] = 0;
+#ifdef NMI_WAKE
+		/* An NMI runs our handler too: the window fix, the claim. */
+		if
+		:: NEST_IS_NMI ->
+#ifndef BUG_NMI_WINDOW
+			if
+			:: in_window[me] -> skip_hlt[me] = 1
+			:: else
+			fi;
+#endif
+			nmi_mark[me] = 0
+		:: else
+		fi;
+#endif
 		in_nmi[me] = NEST_IS_NMI;
-		irqs_off[me] = NEST_IS_NMI
+		irqs_off[me] = NEST_IRQS_OFF
 	   };
 #ifdef NEST_NMI_TRYLOCK
 		pvt_trylock(LA);
@@ -720,13 +934,40 @@ proctype apic(byte me)
 
 end:
 	do
-	:: d_step { ipi[me] && !irqs_off[me] -> ipi[me] = 0; halted[me] = 0 }
 	:: d_step {
-		work[me] && !irqs_off[me] ->
+		ipi[me] && !irqs_off[me] && RUNS(me) ->
+		ipi[me] = 0; halted[me] = 0
+	   }
+	:: d_step {
+		work[me] && !irqs_off[me] && RUNS(me) ->
 		work[me] = 0;
 		send_nmi_kicks(t);
 		halted[me] = 0
 	   }
+#ifdef NMI_WAKE
+	/*
+	 * An NMI kick, taken outside NMI context whatever the interrupt
+	 * flag: it ends a hlt; pvq_nmi_handler() moves a context in the
+	 * window past its hlt (BUG_NMI_WINDOW: not), then claims the mark
+	 * (atomic64_xchg()) in a later step; the CPU's contexts are frozen
+	 * in between.
+	 */
+	:: d_step {
+		nmi_latch[me] && !in_nmi[me] && !knmi[me] ->
+		nmi_latch[me] = 0;
+		knmi[me] = 1;
+		halted[me] = 0;
+#ifndef BUG_NMI_WINDOW
+		if
+		:: in_window[me] -> skip_hlt[me] = 1
+		:: else
+		fi
+#else
+		skip
+#endif
+	   }
+	:: d_step { knmi[me] -> nmi_mark[me] = 0; knmi[me] = 0 }
+#endif
 	od
 }
 

@@ -13,6 +13,7 @@
 
 #include "glue.h"
 #include "lock_debug.h"
+#include "pv_nmi.h"
 
 /*
  * Test builds only (make TORTURE_FAULTS=y): break the lock protocol on
@@ -25,6 +26,7 @@ enum pvq_fault_type {
 	PVQ_FAULT_NONE,
 	PVQ_FAULT_DROP_KICK,		/* a halted waiter is never kicked */
 	PVQ_FAULT_SKIP_HANDOFF,		/* the next MCS node never becomes head */
+	PVQ_FAULT_NMI_WINDOW,		/* an NMI kick before the hlt is lost */
 	PVQ_NR_FAULTS
 };
 
@@ -33,6 +35,13 @@ static const char *const pvq_fault_names[PVQ_NR_FAULTS] = {
 	[PVQ_FAULT_NONE] = "none",
 	PVQ_BUILT_ITEM(PARAVIRT_SPINLOCKS, [PVQ_FAULT_DROP_KICK] = "drop_kick")
 	PVQ_BUILT_ITEM(QUEUE_SPINLOCK, [PVQ_FAULT_SKIP_HANDOFF] = "skip_handoff")
+#ifdef MODULE
+	/*
+	 * Every NMI-kick wait of this CPU-wide window, not one lock's: in a
+	 * module, only the torture module's locks wait there.
+	 */
+	PVQ_BUILT_ITEM(PARAVIRT_SPINLOCKS, [PVQ_FAULT_NMI_WINDOW] = "nmi_window")
+#endif
 };
 
 /*
@@ -116,6 +125,10 @@ void pvq_fault_rescue(void)
 	if (!strcmp(inject_fault, "none"))
 		return;
 	WRITE_ONCE(pvq_fault, PVQ_FAULT_NONE);
+	/* The NMIs that the open window let pass are its faults. */
+	if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+	    !strcmp(inject_fault, "nmi_window"))
+		atomic_add(pvq_nmi_open_window(false), &pvq_fault_injected);
 	/* Full barrier (xchg): disarmed before we look; see above. */
 	locked = xchg(&pvq_fault_withheld, NULL);
 	if (locked) {
@@ -143,6 +156,9 @@ int pvq_fault_init(void)
 			continue;
 		if (!strcmp(inject_fault, pvq_fault_names[i])) {
 			WRITE_ONCE(pvq_fault, i);
+			if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+			    i == PVQ_FAULT_NMI_WINDOW)
+				pvq_nmi_open_window(true);
 			pr_alert("FAULT INJECTION BUILD: inject_fault=%s\n",
 				 inject_fault);
 			return 0;

@@ -19,7 +19,7 @@
 
 static char *pv_backend = "auto";
 module_param(pv_backend, charp, 0444);
-MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (none with one CPU, on bare metal or with KVM_HINTS_REALTIME; else kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, strict (ipi, but only a kick ends a wait), none");
+MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (none with one CPU, on bare metal or with KVM_HINTS_REALTIME; else kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, nmi (ipi, and waiters with interrupts off halt and are woken by an NMI), strict (nmi, but only a kick ends a wait), none");
 
 PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
 MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV ticketlock waiter halts (1..2^30, default 32768)");
@@ -75,11 +75,14 @@ int __init pvq_pv_params_init(void)
 	}
 
 	if (err == -EINVAL)
-		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi strict none\n",
+		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi nmi strict none\n",
 		       pv_backend);
 	else if (err == -ENODEV)
 		pr_err("pv_backend=%s unavailable: the hypervisor does not offer KVM PV unhalt\n",
 		       pv_backend);
+	else if (err)
+		pr_err("pv_backend=%s: cannot register its NMI handler (%d)\n",
+		       pv_backend, err);
 	if (err)
 		return err;
 	pr_info("pv backend %s (%s), spin_threshold %d, queue_spin_threshold %d\n",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's PV backends: kvm, ipi, strict and none.  See pv_ops.h for
- * the contract and Documentation/pv.rst for why each one cannot lose a kick.
+ * The kernel's PV backends: kvm, ipi, nmi, strict and none.  See pv_ops.h
+ * for the contract and Documentation/pv.rst for why each one cannot lose a
+ * kick; the NMI kick itself is in pv_nmi.c.
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
@@ -19,6 +20,7 @@
 #include <trace/events/ipi.h>
 
 #include "pv_ops.h"
+#include "pv_nmi.h"
 #include "lock_debug.h"
 #include "lock_stats.h"
 
@@ -116,6 +118,8 @@ struct pvq_nmi_kicks {
 	struct cpumask targets;
 };
 
+static void pvq_ring(int cpu);
+
 /* Send the kicks deferred on this CPU; never from NMI context. */
 static void pvq_send_deferred_kicks(struct pvq_nmi_kicks *k)
 {
@@ -129,9 +133,8 @@ static void pvq_send_deferred_kicks(struct pvq_nmi_kicks *k)
 	 */
 	WRITE_ONCE(k->pending, 0);
 	for_each_cpu(cpu, &k->targets)
-		if (cpumask_test_and_clear_cpu(cpu, &k->targets) &&
-		    pvq_kick_target_online(cpu))
-			smp_send_reschedule(cpu);
+		if (cpumask_test_and_clear_cpu(cpu, &k->targets))
+			pvq_ring(cpu);
 }
 
 static void pvq_nmi_kicks_work(struct irq_work *work)
@@ -172,62 +175,167 @@ static void pvq_ipi_spinning(void)
 		pvq_send_deferred_kicks(k);
 }
 
+/* ipi's doorbell: a reschedule IPI to an online CPU. */
+static void pvq_ipi_ring(int cpu)
+{
+	if (pvq_kick_target_online(cpu))
+		smp_send_reschedule(cpu);
+}
+
 static void pvq_ipi_kick(int cpu)
 {
 	if (unlikely(in_nmi()))
 		pvq_defer_kick(cpu);
-	else if (pvq_kick_target_online(cpu))
-		smp_send_reschedule(cpu);
+	else
+		pvq_ring(cpu);
 }
 
 /*
- * strict: ipi, except that a wait ends only on a kick, as on a hypervisor
- * that unhalts a vCPU only for KVM_HC_KICK_CPU.  Under ipi any interrupt
- * (the timer tick) ends a halt and the caller re-checks its condition, so a
- * lost kick costs only latency and goes unnoticed; here it halts its waiter
- * for good, and the torture module's stall watchdog reports it.  A
- * correctness tool: with a correct protocol every halted waiter is kicked.
+ * nmi: ipi, except that a waiter with interrupts off halts too, and its
+ * kicker wakes it with an NMI (pv_nmi.c).  The kicker must know which of
+ * the two its waiter waits for: each wait says so here before its check.
+ * A wait can interrupt another on its CPU (a hard interrupt that waits,
+ * with interrupts off, in the middle of a task's wait with them on): it
+ * puts back the way of the wait it interrupted when it ends.
+ */
+static DEFINE_PER_CPU_ALIGNED(bool, pvq_woken_by_nmi);
+
+static bool pvq_wait_way_begin(bool by_nmi)
+{
+	bool prev = this_cpu_read(pvq_woken_by_nmi);
+
+	this_cpu_write(pvq_woken_by_nmi, by_nmi);
+	/*
+	 * Full barrier: the way before the check of the wait.  Pairs with
+	 * the one in pvq_nmi_ring() between the kicker's change and its
+	 * read of the way: a kicker that still reads the previous way made
+	 * its change visible to our check, which then does not halt.
+	 */
+	smp_mb();
+	return prev;
+}
+
+static void pvq_wait_way_end(bool prev)
+{
+	this_cpu_write(pvq_woken_by_nmi, prev);
+	/*
+	 * Full barrier, for the wait we interrupted: its kicker may have
+	 * read our way, and sent its NMI to us; then its change is visible
+	 * to that wait's check, which comes after this.
+	 */
+	smp_mb();
+}
+
+static void pvq_nmi_wait(u8 *ptr, u8 val)
+{
+	bool prev;
+
+	/* An NMI never halts: it would halt the kicker it may wait for. */
+	if (in_nmi())
+		return;
+	prev = pvq_wait_way_begin(irqs_disabled());
+	if (!irqs_disabled()) {
+		pvq_ipi_wait(ptr, val);
+	} else if (READ_ONCE(*ptr) == val) {
+		pvq_mark_halted(ptr);
+		/*
+		 * The kicks deferred on this CPU (an NMI's unlock) wait for
+		 * an interrupt that cannot come while we halt, and one of
+		 * them may wake the CPU we wait for: send them first.
+		 */
+		pvq_ipi_spinning();
+		pvq_nmi_wait_u8(ptr, val);
+		pvq_mark_halted(NULL);
+	}
+	pvq_wait_way_end(prev);
+}
+
+/* nmi's and strict's doorbell: as the waiter said it waits. */
+static void pvq_nmi_ring(int cpu)
+{
+	/*
+	 * Full barrier: the change this kick announces before the read of
+	 * the way.  Pairs with pvq_wait_way_begin() and _end().
+	 */
+	smp_mb();
+	if (READ_ONCE(per_cpu(pvq_woken_by_nmi, cpu)))
+		pvq_nmi_send(cpu);
+	else
+		pvq_ipi_ring(cpu);
+}
+
+static bool pvq_nmi_can_wait(void)
+{
+	return !in_nmi();
+}
+
+/*
+ * strict: nmi, except that a wait ends only on a kick, as on a hypervisor
+ * that unhalts a vCPU only for KVM_HC_KICK_CPU.  Waiters with interrupts
+ * off halt too, as on KVM: in every context but NMI, during a CPU's
+ * bring-up and teardown included.  Under ipi any interrupt (the timer
+ * tick) ends a halt and the caller re-checks its condition, so a lost kick
+ * costs only latency and goes unnoticed; here it halts its waiter for
+ * good, and the torture module's stall watchdog reports it.  A correctness
+ * tool: with a correct protocol every halted waiter is kicked.
  *
- * The kick is a per-CPU count (the message) plus the reschedule IPI (the
- * doorbell).  A wait reads the count before it checks *ptr, and halts until
- * the count moves: a kick that lands after that read, before the halt
- * included, ends the wait; one that landed before it made its change to
- * *ptr visible first, so the check sees it and there is no halt.  Nobody
- * consumes a kick: a softirq or hard interrupt that waits on another lock
- * between the kicker's count and its IPI cannot take the kick away from
- * the wait it interrupted (it can only end that wait early, a spurious
- * return, which the contract allows).
+ * The kick is a per-CPU count (the message) plus a doorbell (the
+ * reschedule IPI, or the NMI for a waiter with interrupts off).  A wait
+ * reads the count before it checks *ptr, and halts until the count moves:
+ * a kick that lands after that read, before the halt included, ends the
+ * wait; one that landed before it made its change to *ptr visible first,
+ * so the check sees it and there is no halt.  Nobody consumes a kick: a
+ * softirq or hard interrupt that waits on another lock between the
+ * kicker's count and its doorbell cannot take the kick away from the wait
+ * it interrupted (it can only end that wait early, a spurious return,
+ * which the contract allows).
  */
 static DEFINE_PER_CPU_ALIGNED(atomic_t, pvq_strict_kicks);
+
+/* Halt until the kick count moves from @seen, with interrupts off. */
+static void pvq_strict_halt(atomic_t *kicks, int seen, bool by_nmi)
+{
+	while (atomic_read(kicks) == seen) {
+		if (by_nmi) {
+			/* As in pvq_nmi_wait().  Any NMI ends it: test again. */
+			pvq_ipi_spinning();
+			pvq_nmi_wait_u32((u32 *)&kicks->counter, seen);
+		} else {
+			/*
+			 * Interrupts off from each test to the sti of
+			 * safe_halt(): an IPI after the test still ends the
+			 * hlt.  Any interrupt ends it: test again.
+			 */
+			safe_halt();
+			local_irq_disable();
+		}
+	}
+}
 
 static void pvq_strict_wait(u8 *ptr, u8 val)
 {
 	atomic_t *kicks = this_cpu_ptr(&pvq_strict_kicks);
+	unsigned long flags;
+	bool prev;
 	int seen;
 
-	/* As ipi: nothing could wake us, so the caller keeps spinning. */
-	if (!pvq_ipi_can_wait())
+	if (in_nmi())
 		return;
+	prev = pvq_wait_way_begin(irqs_disabled());
 	/*
 	 * Acquire: the count before *ptr.  Pairs with the full barrier in
 	 * pvq_strict_kick(): a kick we do not count yet is one whose change
 	 * we may not see yet, and that kick moves the count later.
 	 */
 	seen = atomic_read_acquire(kicks);
-	local_irq_disable();
+	local_irq_save(flags);
 	if (READ_ONCE(*ptr) == val) {
 		pvq_mark_halted(ptr);
-		/*
-		 * Interrupts off from each test to the sti of safe_halt():
-		 * an IPI after the test still ends the hlt.
-		 */
-		while (atomic_read(kicks) == seen) {
-			safe_halt();	/* any interrupt ends it: test again */
-			local_irq_disable();
-		}
+		pvq_strict_halt(kicks, seen, arch_irqs_disabled_flags(flags));
 		pvq_mark_halted(NULL);
 	}
-	local_irq_enable();
+	local_irq_restore(flags);
+	pvq_wait_way_end(prev);
 }
 
 static void pvq_strict_kick(int cpu)
@@ -239,7 +347,7 @@ static void pvq_strict_kick(int cpu)
 	 */
 	smp_mb__before_atomic();
 	atomic_inc(per_cpu_ptr(&pvq_strict_kicks, cpu));
-	/* Full barrier: the count before the IPI, so the woken waiter sees it. */
+	/* Full barrier: the count before the doorbell, which the woken waiter sees. */
 	smp_mb__after_atomic();
 	pvq_ipi_kick(cpu);
 }
@@ -319,11 +427,26 @@ static const struct pvq_pv_ops pvq_pv_ipi = {
 	.spinning = pvq_ipi_spinning,
 };
 
+static const struct pvq_pv_ops pvq_pv_nmi = {
+	.name = "nmi", .can_wait = pvq_nmi_can_wait,
+	.wait = pvq_nmi_wait, .kick = pvq_ipi_kick,
+	.spinning = pvq_ipi_spinning,
+};
+
 static const struct pvq_pv_ops pvq_pv_strict = {
-	.name = "strict", .can_wait = pvq_ipi_can_wait,
+	.name = "strict", .can_wait = pvq_nmi_can_wait,
 	.wait = pvq_strict_wait, .kick = pvq_strict_kick,
 	.spinning = pvq_ipi_spinning,
 };
+
+/* The doorbell of the backend in use, for a kick sent outside NMI context. */
+static void pvq_ring(int cpu)
+{
+	if (pvq_pv == &pvq_pv_ipi)
+		pvq_ipi_ring(cpu);
+	else
+		pvq_nmi_ring(cpu);
+}
 
 static const struct pvq_pv_ops pvq_pv_none = {
 	.name = "none", .can_wait = pvq_none_can_wait,
@@ -409,14 +532,20 @@ static const struct pvq_pv_ops *pvq_pv_auto(void)
 	return &pvq_pv_ipi;
 }
 
+/* The NMI handler is registered (nmi, strict): pvq_pv_exit() removes it. */
+static bool pvq_nmi_in_use;
+
 int pvq_pv_select(const char *name)
 {
 	const struct pvq_pv_ops *ops;
+	int err;
 
 	if (!strcmp(name, "auto"))
 		ops = pvq_pv_auto();
 	else if (!strcmp(name, "ipi"))
 		ops = &pvq_pv_ipi;
+	else if (!strcmp(name, "nmi"))
+		ops = &pvq_pv_nmi;
 	else if (!strcmp(name, "strict"))
 		ops = &pvq_pv_strict;
 	else if (!strcmp(name, "none"))
@@ -427,6 +556,13 @@ int pvq_pv_select(const char *name)
 		return -EINVAL;
 	if (!ops)
 		return -ENODEV;
+	/* Before the first wait that an NMI must end. */
+	if ((ops == &pvq_pv_nmi || ops == &pvq_pv_strict) && !pvq_nmi_in_use) {
+		err = pvq_nmi_init();
+		if (err)
+			return err;
+		pvq_nmi_in_use = true;
+	}
 	if (strcmp(name, "auto"))
 		pvq_pv_reason = "chosen by pv_backend";
 	pvq_pv = ops;
@@ -444,4 +580,6 @@ void pvq_pv_exit(void)
 
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu(pvq_nmi_kicks, cpu).work);
+	if (pvq_nmi_in_use)
+		pvq_nmi_exit();
 }

@@ -5,7 +5,8 @@
  *
  * can_wait():     may the calling context halt in wait() at all?  False in
  *                 NMI context on every backend, and with interrupts off on
- *                 ipi and strict (no IPI could wake it).  A PV lock asks
+ *                 ipi (no IPI could wake it; nmi and strict wake such a
+ *                 waiter with an NMI, kvm with its hypercall).  A PV lock asks
  *                 before it runs its halt protocol (halted states, hash
  *                 entries, slowpath flags, waiter records): a waiter that
  *                 cannot halt spins like a native one and costs its
@@ -19,14 +20,15 @@
  *                 Callable from any context, NMI included.
  * spinning():     called now and then by a waiter that cannot wait: a
  *                 backend that defers kicks sent from NMI context to an
- *                 interrupt (ipi, strict) sends this CPU's deferred kicks
- *                 here, since that interrupt cannot come while we spin
+ *                 interrupt (ipi, nmi, strict) sends this CPU's deferred
+ *                 kicks here, since that interrupt cannot come while we spin
  *                 with interrupts off (the kicked CPU may hold the lock
  *                 we spin for only once it has run).
  *
  * A kick that arrives between the waiter's last check and its halt must not
  * be lost: every backend checks *ptr with interrupts off and halts in a way
- * that a pending kick still wakes (see pv_backends.c).
+ * that a pending kick still wakes (see pv_backends.c), or that the kick's
+ * NMI moves past (pv_nmi.c).
  */
 #ifndef PVQ_PV_OPS_H
 #define PVQ_PV_OPS_H
@@ -99,12 +101,14 @@ static inline void pvq_pv_spinning(void)
 }
 
 /*
- * Choose the backend: "auto", "kvm", "ipi", "strict" (ipi whose wait ends
- * only on a kick) or "none".  "auto" picks none where halting cannot pay
+ * Choose the backend: "auto", "kvm", "ipi", "nmi" (ipi, and a waiter with
+ * interrupts off halts too, woken by an NMI), "strict" (nmi whose wait
+ * ends only on a kick) or "none".  "auto" picks none where halting cannot pay
  * (one possible CPU, bare metal, a KVM host that hints its vCPUs are never
  * preempted), else kvm when the hypervisor offers PV unhalt, else ipi; as
  * upstream's kvm_spinlock_init() does.  Returns 0, -EINVAL for an unknown
- * name, or -ENODEV when the named backend cannot work on this machine.
+ * name, -ENODEV when the named backend cannot work on this machine, or
+ * the error of registering the NMI handler (nmi, strict).
  * pvq_pv_reason says why the backend in use was picked.
  */
 int pvq_pv_select(const char *name);

@@ -24,6 +24,11 @@ PVQ_LOCK_EVENT(hash_hops)	/* extra hash-table slots probed past the first */
 PVQ_LOCK_EVENT(kick_latency_ns)	/* total ns from kick to the kicked CPU running */
 PVQ_LOCK_EVENT(kick_offline)	/* a kick dropped: its target CPU was offline (expect 0) */
 PVQ_LOCK_EVENT(kick_deferred)	/* a kick from NMI context, sent by an irq_work after it */
+PVQ_LOCK_EVENT(nmi_kick_sent)	/* an NMI kick sent (nmi, strict: a waiter with interrupts off) */
+PVQ_LOCK_EVENT(nmi_kick_in_flight) /* ... not sent: one of ours was on its way to that CPU */
+PVQ_LOCK_EVENT(nmi_kick_woke)	/* an NMI kick found its CPU halted, or about to halt */
+PVQ_LOCK_EVENT(nmi_kick_not_waiting) /* ... found it not waiting (harmless) */
+PVQ_LOCK_EVENT(nmi_kick_late)	/* ... came after another NMI had claimed it (harmless) */
 PVQ_LOCK_EVENT(pass_bound)	/* a steal refused: the queue was passed pass_bound times */
 /* Unfair PV queued spinlock (PARAVIRT_UNFAIR_LOCKS=y) */
 PVQ_LOCK_EVENT(unfair_steal)	/* a contender stole the lock before queueing */

@@ -13,12 +13,17 @@
  * kvm backend halts with interrupts off, where nothing but its own kick
  * ends the halt, and CPUs outside cpu_online_mask take spinlocks too (an
  * incoming CPU before set_cpu_online(), an outgoing one once it left the
- * mask), so a waiter there must still be kicked.  Every wait is bounded:
+ * mask), so a waiter there must still be kicked.  The nmi and strict
+ * backends halt with interrupts off too, and only an NMI ends that halt:
+ * one that comes between the waiter's check and its hlt must not be lost
+ * (pv/pv_nmi.c moves the waiter past the hlt; the shim models the window
+ * and the instruction pointer the NMI handler sees).  Every wait is bounded:
  * a waiter nobody wakes fails its test after UNIT_TIMEOUT_MS.
  */
 #include <linux/errno.h>
 #include <linux/irqflags.h>
 #include <linux/kvm_para.h>
+#include <asm/apic.h>
 
 /* A lost kick fails a test after this; all of them fit KSFT_TIMEOUT. */
 #define UNIT_TIMEOUT_MS		3000
@@ -27,6 +32,7 @@
 #include "unit_helpers.h"
 #include "lock_stats.h"
 #include "pv_ops.h"
+#include "pv_nmi.h"
 #include "vcpu.h"
 
 #ifdef PVQ_LOCK_STATS
@@ -421,7 +427,7 @@ TEST_F(kvm, kick_between_check_and_halt_is_kept)
 	EXPECT_EQ(0UL, shim_warnings);
 }
 
-/* ipi and strict, lock aside. */
+/* ipi, nmi and strict, lock aside: to CPUs that do not wait. */
 
 FIXTURE(ipi_kick) {
 };
@@ -432,6 +438,10 @@ FIXTURE_VARIANT(ipi_kick) {
 
 FIXTURE_VARIANT_ADD(ipi_kick, ipi) {
 	.backend = "ipi",
+};
+
+FIXTURE_VARIANT_ADD(ipi_kick, nmi) {
+	.backend = "nmi",
 };
 
 FIXTURE_VARIANT_ADD(ipi_kick, strict) {
@@ -526,7 +536,119 @@ TEST_F(ipi_kick, spinning_sends_deferred_kicks)
 	pvq_pv_exit();
 }
 
-/* ipi and strict, with each PV lock. */
+/* The NMI kick, lock aside. */
+
+#define NMI_SETUP() do {						\
+	shim_register_cpu(UNIT_TEST_CPU);				\
+	machine_no_kvm();						\
+	ASSERT_EQ(0, pvq_pv_select("nmi"));				\
+	pvq_lock_events_reset();					\
+} while (0)
+
+/*
+ * A kicker reads how its waiter waits: a CPU that is not waiting with
+ * interrupts off gets a reschedule IPI, as on ipi.  An NMI kick (one that
+ * raced with the end of its wait) is claimed by our handler when the CPU
+ * takes it, and counted as a kick to a CPU that was not waiting; a second
+ * one while the first NMI is on its way sends none.
+ */
+TEST(nmi_kick_to_a_cpu_that_does_not_wait)
+{
+	int self = UNIT_TEST_CPU;
+	u8 byte = 0;
+
+	NMI_SETUP();
+	local_irq_disable();
+	/* A wait with interrupts off whose byte had changed: no halt. */
+	pvq_pv_wait(&byte, 1);
+	EXPECT_EQ(0UL, shim_vcpu_halts(self));
+	pvq_pv_kick(self);
+	EXPECT_EQ(0UL, shim_vcpu_nmis(self));
+	/* The IPI stays pending: interrupts are off. */
+	EXPECT_EQ(1UL, shim_vcpu_ipis(self));
+
+	pvq_nmi_send(self);
+	pvq_nmi_send(self);
+	EXPECT_EQ(1UL, shim_vcpu_nmis(self))
+		TH_LOG("the second kick sent another NMI");
+	EXPECT_EVENT(nmi_kick_sent, 1);
+	EXPECT_EVENT(nmi_kick_in_flight, 1);
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	EXPECT_EQ(1UL, shim_vcpu_nmis_taken(self));
+	EXPECT_EQ(0UL, shim_vcpu_unknown_nmis(self));
+	EXPECT_EVENT(nmi_kick_not_waiting, 1);
+	/* Claimed: the next kick sends again. */
+	pvq_nmi_send(self);
+	EXPECT_EQ(2UL, shim_vcpu_nmis(self));
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	local_irq_enable();
+	EXPECT_EQ(0UL, shim_warnings);
+	pvq_pv_exit();
+}
+
+/*
+ * NMIs coalesce, and another NMI may claim our mark before our NMI comes
+ * (its kicker was preempted between the mark and the send): that NMI of
+ * ours then finds no mark.  Soon after a send it is taken as ours; an
+ * NMI nobody sent stays unknown.
+ */
+TEST(nmi_kick_late_nmi_is_not_unknown)
+{
+	int self = UNIT_TEST_CPU;
+
+	NMI_SETUP();
+	local_irq_disable();
+	pvq_nmi_send(self);
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	/* The same NMI again, after its mark was claimed. */
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	EXPECT_EQ(0UL, shim_vcpu_unknown_nmis(self));
+	EXPECT_EVENT(nmi_kick_late, 1);
+
+	usleep(PVQ_NMI_LOST_NS / 1000 + 100000);
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	EXPECT_EQ(1UL, shim_vcpu_unknown_nmis(self))
+		TH_LOG("an NMI long after our last kick was claimed");
+	EXPECT_EVENT(nmi_kick_late, 1);
+	local_irq_enable();
+	pvq_pv_exit();
+}
+
+/* An NMI that interrupts the window, at any point, ends the wait. */
+TEST(nmi_in_the_window_moves_past_the_hlt)
+{
+	unsigned long window = (unsigned long)pvq_nmi_halt_u8_window;
+	unsigned long insn = (unsigned long)pvq_nmi_halt_u8_insn;
+	unsigned long woken = (unsigned long)pvq_nmi_halt_u8_woken;
+	unsigned long elsewhere = (unsigned long)&window;
+	int self = UNIT_TEST_CPU;
+
+	NMI_SETUP();
+	local_irq_disable();
+	/* Not ours (no mark): moved all the same, and left unknown. */
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(woken, shim_nmi_take_pending(window));
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(woken, shim_nmi_take_pending(insn));
+	/* In the hlt, or elsewhere: returns where it was. */
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(woken, shim_nmi_take_pending(woken));
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(elsewhere, shim_nmi_take_pending(elsewhere));
+	EXPECT_EQ(4UL, shim_vcpu_unknown_nmis(self));
+
+	/* Under fault injection the window stays open. */
+	pvq_nmi_open_window(true);
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(insn, shim_nmi_take_pending(insn));
+	pvq_nmi_open_window(false);
+	local_irq_enable();
+	pvq_pv_exit();
+}
+
+/* ipi, nmi and strict, with each PV lock. */
 
 FIXTURE(ipi) {
 	union pv_lock lock;
@@ -541,6 +663,10 @@ FIXTURE_VARIANT_ADD(ipi, ipi_pvticket) {
 	.backend = "ipi", .type = &pvticket_type,
 };
 
+FIXTURE_VARIANT_ADD(ipi, nmi_pvticket) {
+	.backend = "nmi", .type = &pvticket_type,
+};
+
 FIXTURE_VARIANT_ADD(ipi, strict_pvticket) {
 	.backend = "strict", .type = &pvticket_type,
 };
@@ -548,6 +674,10 @@ FIXTURE_VARIANT_ADD(ipi, strict_pvticket) {
 #ifdef PVQ_PV_QSPINLOCK
 FIXTURE_VARIANT_ADD(ipi, ipi_pvqspinlock) {
 	.backend = "ipi", .type = &pvqspinlock_type,
+};
+
+FIXTURE_VARIANT_ADD(ipi, nmi_pvqspinlock) {
+	.backend = "nmi", .type = &pvqspinlock_type,
 };
 
 FIXTURE_VARIANT_ADD(ipi, strict_pvqspinlock) {
@@ -589,13 +719,17 @@ TEST_F(ipi, waiter_halts_and_the_ipi_wakes_it)
 }
 
 /*
- * With interrupts off nothing could wake it: it never halts (can_wait()
- * says so before the halt protocol), it spins, and nobody kicks it.
+ * ipi, with interrupts off: nothing could wake it, so it never halts
+ * (can_wait() says so before the halt protocol), it spins, and nobody
+ * kicks it.  nmi and strict: it halts, and only the kick's NMI wakes it.
  */
 TEST_F(ipi, irqs_off_waiter_never_halts)
 {
 	const struct pv_lock_type *t = variant->type;
 	struct contender c;
+
+	if (strcmp(variant->backend, "ipi"))
+		SKIP(return, "%s halts with interrupts off", variant->backend);
 
 	t->ops->lock(&self->lock);
 	ASSERT_EQ(0, contender_start(&c, t->irqs_off, &self->lock, 1, false));
@@ -613,6 +747,133 @@ TEST_F(ipi, irqs_off_waiter_never_halts)
 	EXPECT_EQ(0UL, shim_vcpu_halts(1));
 	EXPECT_EQ(0UL, shim_vcpu_ipis(1));
 	EXPECT_EQ(0UL, shim_warnings);
+}
+
+TEST_F(ipi, irqs_off_waiter_halts_until_the_nmi)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+
+	if (!strcmp(variant->backend, "ipi"))
+		SKIP(return, "ipi never halts with interrupts off");
+	t->ops->lock(&self->lock);
+	ASSERT_TRUE(start_halted(&c, t, true, &self->lock, 1,
+				 SHIM_VCPU_HALTED_IRQS_OFF))
+		TH_LOG("CPU 1: halted on %p (the lock's byte %p), state %d",
+		       pvq_pv_halted_on(1), t->halt_byte(&self->lock),
+		       shim_vcpu_state(1));
+	/* A reschedule IPI stays pending. */
+	smp_send_reschedule(1);
+	EXPECT_TRUE(stays_false(flag_read(&c.acquired) ||
+				shim_vcpu_state(1) != SHIM_VCPU_HALTED_IRQS_OFF))
+		TH_LOG("the IPI ended the halt: state %d", shim_vcpu_state(1));
+
+	t->ops->unlock(&self->lock);
+	EXPECT_EQ(1UL, shim_vcpu_nmis(1));
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)))
+		TH_LOG("CPU 1 still halted: %lu NMIs sent, %lu taken",
+		       shim_vcpu_nmis(1), shim_vcpu_nmis_taken(1));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_FALSE(t->ops->is_locked(&self->lock));
+	EXPECT_EQ(0UL, shim_vcpu_unknown_nmis(1));
+	EXPECT_EVENT(nmi_kick_woke, 1);
+	EXPECT_EQ(0UL, shim_warnings);
+	pvq_pv_exit();
+}
+
+/*
+ * The unlock and its NMI land after the waiter's check, before its hlt:
+ * the NMI returns past the hlt (pv_nmi.c), and the waiter checks again.
+ * With the window left open (inject_fault=nmi_window) the same NMI is
+ * lost, and the waiter halts until another one comes: what the window
+ * fix prevents, seen by this test.
+ */
+static void nmi_kick_in_the_window(struct __test_metadata *_metadata,
+				   const struct pv_lock_type *t,
+				   union pv_lock *lock, bool open)
+{
+	struct contender c;
+	bool took;
+
+	pvq_nmi_open_window(open);
+	t->ops->lock(lock);
+	halt_window_cpu = 1;
+	shim_vcpu_halt_hook = hold_in_halt_window;
+	ASSERT_EQ(0, contender_start(&c, t->irqs_off, lock, 1, false));
+	ASSERT_TRUE(poll_until(flag_read(&in_halt_window)));
+	/* Past its check: it waits for the byte to change. */
+	EXPECT_TRUE(pvq_pv_halted_on(1) == t->halt_byte(lock));
+	EXPECT_EQ(0UL, shim_vcpu_halts(1));
+
+	t->ops->unlock(lock);
+	EXPECT_EQ(1UL, shim_vcpu_nmis(1));
+	flag_set(&halt_window_done);
+	if (!open) {
+		took = poll_until(flag_read(&c.acquired));
+		ASSERT_TRUE(took)
+			TH_LOG("the NMI before the hlt was lost: %lu halts, %lu slept, state %d",
+			       shim_vcpu_halts(1), shim_vcpu_sleeps(1),
+			       shim_vcpu_state(1));
+		/* No halt: the NMI moved it past the hlt. */
+		EXPECT_EQ(0UL, shim_vcpu_sleeps(1));
+	} else {
+		EXPECT_TRUE(poll_until(shim_vcpu_sleeps(1) == 1));
+		EXPECT_TRUE(stays_false(flag_read(&c.acquired)))
+			TH_LOG("woke without a second NMI");
+		/* The stall watchdog's rescue: close it, kick again. */
+		pvq_nmi_open_window(false);
+		pvq_pv_kick(1);
+		ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
+	}
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_FALSE(t->ops->is_locked(lock));
+	EXPECT_EQ(0UL, shim_vcpu_unknown_nmis(1));
+	EXPECT_EQ(0UL, shim_warnings);
+}
+
+TEST_F(ipi, nmi_between_check_and_hlt_is_not_lost)
+{
+	if (!strcmp(variant->backend, "ipi"))
+		SKIP(return, "ipi never halts with interrupts off");
+	nmi_kick_in_the_window(_metadata, variant->type, &self->lock, false);
+	pvq_pv_exit();
+}
+
+TEST_F(ipi, nmi_between_check_and_hlt_lost_with_the_window_open)
+{
+	if (!strcmp(variant->backend, "ipi"))
+		SKIP(return, "ipi never halts with interrupts off");
+	nmi_kick_in_the_window(_metadata, variant->type, &self->lock, true);
+	pvq_pv_exit();
+}
+
+/*
+ * As on kvm: a CPU coming up or going down takes spinlocks outside
+ * cpu_online_mask with interrupts off.  It halts on nmi and strict, and
+ * the NMI reaches it (an outgoing CPU's APIC, soft-disabled, still takes
+ * NMIs); a reschedule IPI would be refused.
+ */
+TEST_F(ipi, irqs_off_waiter_on_cpu_not_online_gets_the_nmi)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+
+	if (!strcmp(variant->backend, "ipi"))
+		SKIP(return, "ipi never halts with interrupts off");
+	t->ops->lock(&self->lock);
+	set_cpu_online(1, false);
+	ASSERT_TRUE(start_halted(&c, t, true, &self->lock, 1,
+				 SHIM_VCPU_HALTED_IRQS_OFF));
+	t->ops->unlock(&self->lock);
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)))
+		TH_LOG("CPU 1, not online, still halted: %lu NMIs, kick_offline %lu",
+		       shim_vcpu_nmis(1), event_count(kick_offline));
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(1UL, shim_vcpu_nmis(1));
+	EXPECT_EQ(0UL, shim_vcpu_ipis(1));
+	EXPECT_EVENT(kick_offline, 0);
+	EXPECT_EQ(0UL, shim_warnings);
+	pvq_pv_exit();
 }
 
 TEST_HARNESS_MAIN

@@ -20,19 +20,24 @@
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/cpumask.h>
+#include <linux/errno.h>
 #include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/kvm_para.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <asm/apic.h>
+#include <asm/nmi.h>
 #include <asm/processor.h>
+#include <asm/ptrace.h>
 
+#include "pv_nmi.h"
 #include "shim.h"
 #include "vcpu.h"
 
 #define SHIM_EV_UNHALT	1U	/* KVM's pv_unhalted */
 #define SHIM_EV_IRQ	2U	/* an interrupt is pending */
+#define SHIM_EV_NMI	4U	/* an NMI is pending (NMIs coalesce, as on x86) */
 
 struct shim_vcpu {
 	u32 events;			/* the futex word: SHIM_EV_* */
@@ -41,6 +46,9 @@ struct shim_vcpu {
 	unsigned long sleeps;
 	unsigned long unhalts;
 	unsigned long ipis;
+	unsigned long nmis;		/* NMIs sent to it */
+	unsigned long nmis_taken;	/* NMIs it took (sent ones coalesce) */
+	unsigned long unknown_nmis;	/* taken, and claimed by no handler */
 	/* Queued irq_works: only this CPU's own thread touches the list. */
 	struct irq_work *irq_works;
 } __aligned(SHIM_CACHELINE);
@@ -92,17 +100,20 @@ static void shim_vcpu_post(int cpu, u32 event)
 	shim_futex(&v->events, FUTEX_WAKE_PRIVATE, INT_MAX);
 }
 
-/* Park until an event in @wake is posted. */
-static void shim_vcpu_halt(bool irqs_on)
+/*
+ * Park until an event that ends a halt is posted: a kick, an NMI, or with
+ * interrupts on an interrupt.  @hook: call shim_vcpu_halt_hook first.
+ */
+static void shim_vcpu_halt(bool irqs_on, bool hook)
 {
 	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
-	u32 wake = SHIM_EV_UNHALT | (irqs_on ? SHIM_EV_IRQ : 0);
-	void (*hook)(void) = READ_ONCE(shim_vcpu_halt_hook);
+	u32 wake = SHIM_EV_UNHALT | SHIM_EV_NMI | (irqs_on ? SHIM_EV_IRQ : 0);
+	void (*halt_hook)(void) = READ_ONCE(shim_vcpu_halt_hook);
 	bool slept = false;
 	u32 ev;
 
-	if (hook)
-		hook();
+	if (hook && halt_hook)
+		halt_hook();
 	shim_vcpu_count(&v->halts);
 	WRITE_ONCE(v->state, irqs_on ? SHIM_VCPU_HALTED_IRQS_ON :
 				       SHIM_VCPU_HALTED_IRQS_OFF);
@@ -126,11 +137,99 @@ static void shim_vcpu_halt(bool irqs_on)
 	WRITE_ONCE(v->state, SHIM_VCPU_RUNNING);
 }
 
+/* The NMI handlers, by type (asm/nmi.h). */
+#define SHIM_NMI_HANDLERS	4
+
+struct shim_nmi_handler {
+	nmi_handler_t fn;
+	const char *name;
+};
+
+static struct shim_nmi_handler shim_nmi_handlers[2][SHIM_NMI_HANDLERS];
+
+int shim_register_nmi_handler(unsigned int type, nmi_handler_t fn,
+			      const char *name)
+{
+	struct shim_nmi_handler *h;
+
+	if (type > NMI_UNKNOWN)
+		shim_die("NMI handler type %u is not modelled", type);
+	for (h = shim_nmi_handlers[type];
+	     h < shim_nmi_handlers[type] + SHIM_NMI_HANDLERS; h++) {
+		if (!READ_ONCE(h->fn)) {
+			h->name = name;
+			/* Release: the name before the handler is seen. */
+			__atomic_store_n(&h->fn, fn, __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	return -EBUSY;
+}
+
+void unregister_nmi_handler(unsigned int type, const char *name)
+{
+	struct shim_nmi_handler *h;
+
+	for (h = shim_nmi_handlers[type];
+	     h < shim_nmi_handlers[type] + SHIM_NMI_HANDLERS; h++)
+		if (READ_ONCE(h->fn) && !strcmp(h->name, name))
+			WRITE_ONCE(h->fn, NULL);
+}
+
+/* The handlers of @type, as the kernel's nmi_handle(): how many claimed. */
+static int shim_nmi_handle(unsigned int type, struct pt_regs *regs)
+{
+	struct shim_nmi_handler *h;
+	nmi_handler_t fn;
+	int handled = 0;
+
+	for (h = shim_nmi_handlers[type];
+	     h < shim_nmi_handlers[type] + SHIM_NMI_HANDLERS; h++) {
+		fn = __atomic_load_n(&h->fn, __ATOMIC_ACQUIRE);
+		if (fn)
+			handled += fn(type, regs);
+	}
+	return handled;
+}
+
+unsigned long shim_nmi_take_pending(unsigned long ip)
+{
+	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
+	struct pt_regs regs = { .ip = ip };
+
+	/* Not inside an NMI: the CPU holds the next one until it returns. */
+	if (shim_in_nmi)
+		return ip;
+	while (__atomic_load_n(&v->events, __ATOMIC_RELAXED) & SHIM_EV_NMI) {
+		/* Acquire: what the sender did before, for the handlers. */
+		__atomic_fetch_and(&v->events, ~SHIM_EV_NMI, __ATOMIC_ACQUIRE);
+		shim_vcpu_count(&v->nmis_taken);
+		shim_in_nmi = 1;
+		if (!shim_nmi_handle(NMI_LOCAL, &regs) &&
+		    !shim_nmi_handle(NMI_UNKNOWN, &regs))
+			shim_vcpu_count(&v->unknown_nmis);
+		shim_in_nmi = 0;
+	}
+	return regs.ip;
+}
+
+static void shim_apic_send_IPI(int cpu, int vector)
+{
+	if (vector != NMI_VECTOR)
+		shim_die("IPI vector %#x is not modelled", vector);
+	shim_vcpu_count(&shim_vcpu_of(cpu)->nmis);
+	shim_vcpu_post(cpu, SHIM_EV_NMI);
+}
+
+static struct apic shim_apic = { .send_IPI = shim_apic_send_IPI };
+struct apic *apic = &shim_apic;
+
 void halt(void)
 {
 	bool irqs_on = !shim_irqs_off;
 
-	shim_vcpu_halt(irqs_on);
+	shim_vcpu_halt(irqs_on, true);
+	shim_nmi_take_pending(0);
 	shim_irq_take_pending();
 }
 
@@ -138,8 +237,70 @@ void safe_halt(void)
 {
 	/* The sti: a pending interrupt ends the hlt at once. */
 	shim_irqs_off = 0;
-	shim_vcpu_halt(true);
+	shim_vcpu_halt(true, true);
+	shim_nmi_take_pending(0);
 	shim_irq_take_pending();
+}
+
+/*
+ * pv/pv_nmi_halt.S, modelled: the labels are three bytes in a row, as the
+ * instructions are in order there, and the vCPU's instruction pointer
+ * walks them.  Pending NMIs are taken before the compare, in the window
+ * (after the compare, where shim_vcpu_halt_hook runs, before the hlt) and
+ * while halted, each with that instruction pointer in its pt_regs; an
+ * NMI handler that moves it to the woken label ends the wait there.
+ */
+asm(".pushsection .rodata\n"
+    ".globl pvq_nmi_halt_u8_window, pvq_nmi_halt_u8_insn, pvq_nmi_halt_u8_woken\n"
+    "pvq_nmi_halt_u8_window: .byte 0\n"
+    "pvq_nmi_halt_u8_insn: .byte 0\n"
+    "pvq_nmi_halt_u8_woken: .byte 0\n"
+    ".globl pvq_nmi_halt_u32_window, pvq_nmi_halt_u32_insn, pvq_nmi_halt_u32_woken\n"
+    "pvq_nmi_halt_u32_window: .byte 0\n"
+    "pvq_nmi_halt_u32_insn: .byte 0\n"
+    "pvq_nmi_halt_u32_woken: .byte 0\n"
+    ".popsection\n");
+
+static bool shim_nmi_halt(const void *ptr, u32 val, size_t size,
+			  const char *window, const char *insn,
+			  const char *woken)
+{
+	void (*hook)(void) = READ_ONCE(shim_vcpu_halt_hook);
+	unsigned long ip;
+	u32 now;
+
+	if (!shim_irqs_off || shim_in_nmi)
+		shim_die("an NMI-kick halt with interrupts on, or in an NMI");
+	ip = shim_nmi_take_pending((unsigned long)window);
+	if (ip == (unsigned long)window) {
+		now = size == 1 ? READ_ONCE(*(const u8 *)ptr) :
+				  READ_ONCE(*(const u32 *)ptr);
+		if (now != val)
+			return false;
+		if (hook)
+			hook();
+		ip = shim_nmi_take_pending((unsigned long)insn);
+	}
+	if (ip == (unsigned long)insn) {
+		shim_vcpu_halt(false, false);
+		/* The NMI that ended the halt returns past the hlt. */
+		ip = shim_nmi_take_pending((unsigned long)woken);
+	}
+	if (ip != (unsigned long)woken)
+		shim_die("NMI-kick halt: an NMI handler returned to %#lx", ip);
+	return true;
+}
+
+bool pvq_nmi_halt_u8(u8 *ptr, u8 val, unsigned long open_loops)
+{
+	return shim_nmi_halt(ptr, val, 1, pvq_nmi_halt_u8_window,
+			     pvq_nmi_halt_u8_insn, pvq_nmi_halt_u8_woken);
+}
+
+bool pvq_nmi_halt_u32(u32 *ptr, u32 val, unsigned long open_loops)
+{
+	return shim_nmi_halt(ptr, val, 4, pvq_nmi_halt_u32_window,
+			     pvq_nmi_halt_u32_insn, pvq_nmi_halt_u32_woken);
 }
 
 void shim_irq_take_pending(void)
@@ -290,6 +451,21 @@ unsigned long shim_vcpu_unhalts(int cpu)
 unsigned long shim_vcpu_ipis(int cpu)
 {
 	return READ_ONCE(shim_vcpu_of(cpu)->ipis);
+}
+
+unsigned long shim_vcpu_nmis(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->nmis);
+}
+
+unsigned long shim_vcpu_nmis_taken(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->nmis_taken);
+}
+
+unsigned long shim_vcpu_unknown_nmis(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->unknown_nmis);
 }
 
 unsigned long shim_vcpu_stray_kicks(void)

@@ -15,6 +15,11 @@
  *                         interrupts off; refused with a warning for a CPU
  *                         that is not online, as x86 does
  *   irq_work_queue()      the work runs when its CPU takes its interrupt
+ *   apic->send_IPI(cpu, NMI_VECTOR)
+ *                         posts an NMI, which ends any halt; the vCPU takes
+ *                         it (runs the NMI handlers, asm/nmi.h) when the
+ *                         halt ends, and at the points of the NMI kick's
+ *                         halt (pv_nmi_halt.S, modelled in vcpu.c)
  *   CPUID                 the hypervisor bit and KVM's leaves, from
  *                         shim_machine
  *
@@ -60,11 +65,22 @@ unsigned long shim_vcpu_unhalts(int cpu);
 unsigned long shim_vcpu_ipis(int cpu);
 /* KVM_HC_KICK_CPU hypercalls to an APIC id that no vCPU has. */
 unsigned long shim_vcpu_stray_kicks(void);
+/* NMIs sent to a vCPU, taken by it, and taken but claimed by nobody. */
+unsigned long shim_vcpu_nmis(int cpu);
+unsigned long shim_vcpu_nmis_taken(int cpu);
+unsigned long shim_vcpu_unknown_nmis(int cpu);
+
+/*
+ * Take the calling vCPU's pending NMI, interrupting the instruction at
+ * @ip (0: none of interest); returns where the handlers resume it.
+ */
+unsigned long shim_nmi_take_pending(unsigned long ip);
 
 /*
  * Called on the halting CPU's thread as halt() or safe_halt() begins:
- * after the backend's last check, before the vCPU halts.  A test holds
- * the CPU there to send a kick into that window.
+ * after the backend's last check, before the vCPU halts; for the NMI
+ * kick's halt, after its compare, before the NMIs pending at the hlt are
+ * taken.  A test holds the CPU there to send a kick into that window.
  */
 extern void (*shim_vcpu_halt_hook)(void);
 

@@ -18,6 +18,9 @@
 #    many it injected) and the module must unload; once more for drop_kick
 #    on pvqspinlock with a run that ends before the watchdog could fire: the
 #    writers left in the lock after the end must be reported the same way;
+#  - nmi_window (the NMI kick's window between a waiter's check and its
+#    hlt left open to NMIs), for pvqspinlock with every lock taken with
+#    interrupts off: the same;
 #  - control: the same strict backend and fault build without a fault must
 #    report SUCCESS for each PV type, with halts and kicks: the real
 #    protocol loses no wakeup;
@@ -105,6 +108,18 @@ for fault in drop_kick skip_handoff; do
 			"fault $fault $t"
 	done
 done
+# The NMI kick's window left open (nmi_window): every writer's lock taken
+# with interrupts off, so that waiters halt there and an NMI kick that
+# lands between a waiter's check and its hlt is lost.  Two writers on the
+# four vCPUs: a waiter that lost its NMI halts with interrupts off, the
+# other writer queues behind it and halts the same way, and only CPUs
+# left free can run the watchdog (with a writer on every CPU the guest
+# goes silent).
+if has_type pvqspinlock; then
+	add_lib_run "$strict inject_fault=nmi_window" \
+		"torture_type=pvqspinlock irqs_disabled=1 nwriters_stress=2 runtime_secs=$fault_secs stall_secs=$lib_stall_secs stat_interval=0" \
+		"fault nmi_window pvqspinlock"
+fi
 # The run ends (after $secs s) long before stall_secs (30): the writers that
 # stealers left behind in the queue are caught at the end.  Without the
 # pass bound (pass_bound=0) only: with it, the stealers are refused soon

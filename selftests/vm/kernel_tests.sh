@@ -35,12 +35,16 @@
 #   7. nopvspin on the command line means pv_backend=none: the lock is
 #      then the native qspinlock, and during locktorture spin_lock at 2x
 #      no event of its PV protocol moves.
+#   8. The NMI kick: booted with pvq_locks.pv_backend=nmi, at 2x and 4x,
+#      upstream locktorture spin_lock_irq (its waiters, and most of the
+#      kernel's own, wait with interrupts off and halt there) ends in
+#      SUCCESS with no kernel warning, and NMI kicks were sent.
 #
 # With --all-kernels (make test-kernels, not in make test: two more
 # cold kernel builds would take make test past 30 minutes on 2 cores):
-#   8. base, native, pv, unfair and stock build, boot to a shell and run
+#   9. base, native, pv, unfair and stock build, boot to a shell and run
 #      locktorture spin_lock at 2x;
-#   9. the debug kernel (DEBUG_SPINLOCK + PROVE_LOCKING, of --config) runs
+#  10. the debug kernel (DEBUG_SPINLOCK + PROVE_LOCKING, of --config) runs
 #      locktorture spin_lock and rw_lock with lockdep on and no splat.
 #
 # Prints TAP; exit status 0 when every test passed.
@@ -343,6 +347,44 @@ test_levels() {
 	done
 }
 
+# The NMI kick in the kernel build (8. above).
+test_nmi_levels() {
+	local level vcpus secs label sent
+	for level in $LEVELS; do
+		vcpus=$((level * HOST_CPUS))
+		secs=$((SECS * level))
+		label="${level}x ($vcpus vCPUs), pv_backend=nmi"
+		vm "nmi-${level}x" --kernel "$IMAGE" --vcpus "$vcpus" \
+			--timeout $((240 + 3 * secs * level)) \
+			--lib-params "pv_backend=nmi" \
+			--guest-script "$GUEST" --guest-env "LT_TYPES=spin_lock_irq" \
+			--guest-env "LT_SECS=$secs"
+		if grep -aq 'pvq_locks: pv backend nmi' "$CONSOLE"; then
+			ok "$label: the kernel's lock runs on the NMI kick"
+		else
+			not_ok "$label: the kernel's lock runs on the NMI kick" \
+				"$(grep -a -o 'pvq_locks: pv backend.*' "$CONSOLE" | head -n 1)"
+		fi
+		check_locktorture "$label" spin_lock_irq
+		if ((VM_RC == 0)); then
+			ok "$label: no kernel warning, lockup or stall (vmrun passed)"
+		else
+			not_ok "$label: no kernel warning, lockup or stall" \
+				"$(vm_reasons 3)"
+		fi
+		if grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
+			sent=$(event spin_lock_irq nmi_kick_sent)
+			diag "$label: during locktorture spin_lock_irq: $sent NMI kicks sent, $(event spin_lock_irq nmi_kick_woke) woke a waiter, $(event spin_lock_irq nmi_kick_not_waiting) found none"
+			if ((sent > 0)); then
+				ok "$label: waiters with interrupts off halted and NMI kicks woke them ($sent)"
+			else
+				not_ok "$label: waiters with interrupts off halted and NMI kicks woke them" \
+					"nmi_kick_sent=$sent"
+			fi
+		fi
+	done
+}
+
 # A broken lock must be caught: boot with the fault armed, run locktorture.
 test_fault() {
 	local fault=$1 params=$2 name="fault-$1" evidence
@@ -461,6 +503,7 @@ main() {
 		build_extmod
 		build_vcpu_preempted
 		test_levels
+		test_nmi_levels
 		test_nopvspin
 		if ((FAULTS)); then
 			test_fault skip_handoff ""

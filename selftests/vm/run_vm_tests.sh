@@ -32,6 +32,9 @@ HARDENED_VCPUS=4
 # backend (only a kick ends a halt): the most overcommitted one, 4x, where
 # the lost-kick stall of the consuming kick flag showed.
 STRICT_HARDENED_VCPUS=8
+# The VMs that also run the NMI kick (pv_backend=nmi and strict, waiters
+# with interrupts off): 2x and 4x overcommit.
+NMI_VCPUS_LIST="4 8"
 # Up to this many vCPUs (4x on 2 host CPUs), the unfair lock must not be
 # flagged unfair ("???"), in runs of FAIRNESS_SECS: over 3 s the host shares
 # its CPUs among 8 vCPUs unevenly enough to put the per-vCPU counts of any
@@ -69,6 +72,10 @@ Options:
                       the VM with N vCPUs also runs the hardened runs of
                       the PV types on pv_backend=strict (default:
                       $STRICT_HARDENED_VCPUS; 0: none)
+  --nmi-vcpus-list "N M"
+                      the VMs with these vCPU counts also run the NMI kick
+                      tests (pv_backend=nmi and strict; default:
+                      "$NMI_VCPUS_LIST"; "": none)
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
   --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
@@ -90,7 +97,7 @@ parse_args() {
 		-h | --help) usage; exit 0 ;;
 		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
 			--timeout | --pv-vcpus | --hotplug-vcpus | --hardened-vcpus | \
-			--strict-hardened-vcpus) ;;
+			--strict-hardened-vcpus | --nmi-vcpus-list) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -103,6 +110,7 @@ parse_args() {
 		--hardened-vcpus) need_int "$opt" "$1" 0 255; HARDENED_VCPUS=$((10#$1)) ;;
 		--strict-hardened-vcpus)
 			need_int "$opt" "$1" 0 255; STRICT_HARDENED_VCPUS=$((10#$1)) ;;
+		--nmi-vcpus-list) NMI_VCPUS_LIST=$1 ;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
 		--timeout) need_int "$opt" "$1" 1 86400; TIMEOUT=$((10#$1)) ;;
@@ -115,6 +123,14 @@ parse_args() {
 	for v in $VCPUS_LIST; do
 		need_int --vcpus-list "$v" 1 255
 	done
+	for v in $NMI_VCPUS_LIST; do
+		need_int --nmi-vcpus-list "$v" 1 255
+	done
+}
+
+# 1 if the VM with $1 vCPUs runs the NMI kick tests.
+nmi_vm() {
+	[[ " $NMI_VCPUS_LIST " == *" $1 "* ]] && echo 1 || echo 0
 }
 
 # Timed runs the hardened set adds to the VM with $1 vCPUs: one per type
@@ -128,6 +144,10 @@ hardened_runs() {
 	# At most three PV types on the strict backend.
 	if (($1 == STRICT_HARDENED_VCPUS)); then
 		n=$((n + 3))
+	fi
+	# The NMI kick: two backends, three runs of up to three PV types.
+	if (($(nmi_vm "$1"))); then
+		n=$((n + 18))
 	fi
 	echo "$n"
 }
@@ -176,6 +196,7 @@ run_vm() {
 		--guest-env "HOTPLUG_TESTS=$((vcpus == HOTPLUG_VCPUS))" \
 		--guest-env "HARDENED_TESTS=$((vcpus == HARDENED_VCPUS))" \
 		--guest-env "STRICT_HARDENED_TESTS=$((vcpus == STRICT_HARDENED_VCPUS))" \
+		--guest-env "NMI_TESTS=$(nmi_vm "$vcpus")" \
 		--guest-env "FAIRNESS_TYPES=$(fairness_types "$vcpus")" \
 		--guest-env "FAIRNESS_SECS=$((SECS > FAIRNESS_SECS ? SECS : FAIRNESS_SECS))" \
 		>"$dir/vmrun.log" 2>&1 || rc=$?

@@ -32,6 +32,10 @@
 #           taken in NMI context, nested locks and softirq waits between a
 #           kicker's count and its IPI, no wakeup may be lost (the old
 #           consuming kick flag stalled pvqspinlock here at 4x)
+#   NMI_TESTS 1: also the NMI kick, on pv_backend=nmi and strict (which
+#           uses it): every PV type with every writer's lock taken with
+#           interrupts off (its waiters halt, and NMI kicks must have woken
+#           them), the hardened runs and CPU hotplug with interrupts off
 # Exit status: 0 if every test passed, 1 otherwise.
 #
 # The plan ("1..N") comes last, after the tests (TAP 13): nothing counts
@@ -849,6 +853,53 @@ EOF_TABLE
 	reload_lib
 }
 
+# One run of PV type $1 with every writer's lock taken with interrupts off
+# on the backend loaded, $2 (nmi or strict): its waiters halt with
+# interrupts off, so NMI kicks must have been sent, and have found halted
+# waiters.  A lost one halts its waiter for good on strict (STALL).
+test_pv_nmi_halts() {
+	t=$1
+	backend=$2
+	cname="pv_backend=$backend $t irqs_disabled=1: NMI kicks woke halted waiters"
+	if ! run_test "torture $t irqs_disabled=1 (pv_backend=$backend)" "$t" \
+		irqs_disabled=1; then
+		not_ok "$cname" "its run failed"
+		return
+	fi
+	summary=$(last_line "-torture: summary:")
+	sent=$(kv "$summary" nmi_kick_sent)
+	woke=$(kv "$summary" nmi_kick_woke)
+	if ! is_uint "$sent" || ! is_uint "$woke" || [ "$sent" -eq 0 ] ||
+	   [ "$woke" -eq 0 ]; then
+		not_ok "$cname" "nmi_kick_sent=$sent nmi_kick_woke=$woke"
+	else
+		ok "$cname"
+		diag "$t $backend irqs_disabled=1: nmi_kick_sent=$sent woke=$woke in_flight=$(kv "$summary" nmi_kick_in_flight) not_waiting=$(kv "$summary" nmi_kick_not_waiting) late=$(kv "$summary" nmi_kick_late)"
+	fi
+}
+
+# The NMI kick: on nmi and on strict (only a kick ends a halt, so a lost
+# NMI kick halts its waiter for good), every PV type with interrupts off,
+# the hardened runs (locks in every context, NMI included) and CPU hotplug
+# with interrupts off (waiters on CPUs coming up and going down halt).
+nmi_tests() {
+	[ -n "$(types_of strict)" ] || return 0
+	for backend in nmi strict; do
+		run_table 3<<EOF_TABLE
+pv_backend=$backend loads (NMI kick) | pv_backend=$backend spin_threshold=64 | lib loads pv backend $backend
+EOF_TABLE
+		for t in $(types_of strict); do
+			test_pv_nmi_halts "$t" "$backend"
+		done
+		HOTPLUG_ONLINE=$(cat "$CPUS_ONLINE")
+		run_table 3<<EOF_TABLE
+torture {t} irq_mode=mixed nested_locks=2 nlocks=4 (hardened, pv_backend=$backend) | torture_type={strict} irq_mode=mixed nested_locks=2 nlocks=4 | pass no-fairness check_irq_contexts
+torture {t} irqs_disabled=1 onoff_interval=200 onoff_holdoff=0 (pv_backend=$backend) | torture_type={strict} irqs_disabled=1 onoff_interval=200 onoff_holdoff=0 | pass no-fairness check_hotplug
+EOF_TABLE
+	done
+	reload_lib
+}
+
 main() {
 	first_type=
 	for t in $TYPES; do
@@ -875,6 +926,7 @@ EOF_TABLE
 	[ "${HOTPLUG_TESTS:-0}" = 1 ] && hotplug_tests
 	[ "${HARDENED_TESTS:-0}" = 1 ] && hardened_tests
 	[ "${STRICT_HARDENED_TESTS:-0}" = 1 ] && strict_hardened_tests
+	[ "${NMI_TESTS:-0}" = 1 ] && nmi_tests
 
 	echo "1..$test_no"
 	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"

@@ -11,4 +11,17 @@
  */
 DECLARE_PER_CPU(u16, x86_cpu_to_apicid);
 
+/* The vector that asks for NMI delivery, as in <asm/irq_vectors.h>. */
+#define NMI_VECTOR	0x02
+
+/*
+ * The APIC driver: only ->send_IPI(cpu, NMI_VECTOR), an NMI to @cpu
+ * (shim/vcpu.c); any other vector aborts.
+ */
+struct apic {
+	void (*send_IPI)(int cpu, int vector);
+};
+
+extern struct apic *apic;
+
 #endif

@@ -126,4 +126,29 @@ static __always_inline void atomic_inc(atomic_t *v)
 #define atomic_cond_read_relaxed(v, c)	smp_cond_load_relaxed(&(v)->counter, (c))
 #define atomic_cond_read_acquire(v, c)	smp_cond_load_acquire(&(v)->counter, (c))
 
+/* atomic64_t: what the NMI kick's marks use (pv/pv_nmi.c). */
+static __always_inline s64 atomic64_read(const atomic64_t *v)
+{
+	return READ_ONCE(v->counter);
+}
+
+static __always_inline void atomic64_set(atomic64_t *v, s64 i)
+{
+	WRITE_ONCE(v->counter, i);
+}
+
+static __always_inline s64 atomic64_xchg(atomic64_t *v, s64 i)
+{
+	shim_count_rmw();
+	return __atomic_exchange_n(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
+static __always_inline bool atomic64_try_cmpxchg(atomic64_t *v, s64 *old,
+						 s64 new)
+{
+	shim_count_rmw();
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 #endif

@@ -22,6 +22,10 @@ typedef struct {
 
 #define ATOMIC_INIT(i)	{ (i) }
 
+typedef struct {
+	s64 counter;
+} atomic64_t;
+
 /*
  * The kernel defines exactly one of __LITTLE_ENDIAN and __BIG_ENDIAN, and
  * the lock words pick their layout with #ifdef __LITTLE_ENDIAN.  glibc's

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The NMI kick.  On a hypervisor without PV unhalt (and under TCG), only
+ * an interrupt ends a hlt: a waiter with interrupts off could not halt, and
+ * spun through its preempted holder's time slice.  An NMI ends a hlt
+ * whatever the interrupt flag is.  So such a waiter halts with interrupts
+ * off (pv_nmi_halt.S), and its kicker sends it an NMI (this file).
+ *
+ * Three things make that safe:
+ *
+ * - No lost wake-up.  KVM closes the window between a waiter's last check
+ *   and its hlt in the host (a kick before the hlt makes the hlt return).
+ *   Here the guest closes it: any NMI that interrupts the window returns
+ *   past the hlt, so the waiter checks again (pvq_nmi_handler()).
+ *
+ * - Only our NMIs are claimed.  perf and the watchdog send NMIs too, and
+ *   NMIs coalesce.  A per-CPU mark says that an NMI of ours is on its way;
+ *   at most one is in flight per CPU, so that every NMI that finds the
+ *   mark set may claim it.  One of ours can still come after its mark was
+ *   claimed by another NMI (its kicker's vCPU was preempted between the
+ *   mark and the send): the kernel would report it as unknown, so an
+ *   unknown NMI soon after one of our sends is taken as ours.
+ *
+ * - No IPI from NMI context (on xAPIC an IPI is two register writes that
+ *   another sender's NMI could split): kicks from NMI context are deferred
+ *   by pv_backends.c, as for the reschedule IPI.
+ *
+ * How a module sends an NMI: through the apic driver, whose "apic" pointer
+ * x86-64 exports to GPL modules (arch/x86/kernel/apic/apic_flat_64.c, in
+ * 6.1 and 6.12 alike); ->send_IPI() with NMI_VECTOR sends in NMI delivery
+ * mode, in xAPIC and x2APIC mode, as the kernel's NMI backtrace does.
+ */
+#include <linux/atomic.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/ktime.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#include <asm/ptrace.h>
+
+#include "pv_nmi.h"
+#include "lock_stats.h"
+
+/* A CPU's NMI kicks, written by its kickers. */
+struct pvq_nmi_mark {
+	atomic64_t in_flight;	/* when the one in flight was sent, or 0 */
+	atomic64_t last_sent;	/* when the last one was sent, or 0 */
+};
+
+static DEFINE_PER_CPU_ALIGNED(struct pvq_nmi_mark, pvq_nmi_marks);
+
+static s64 pvq_nmi_now(void)
+{
+	return ktime_get_mono_fast_ns() | 1;	/* NMI-safe; never 0 */
+}
+
+/* One halt function of pv_nmi_halt.S, by its labels. */
+struct pvq_nmi_window {
+	const char *start;	/* from here ... */
+	const char *insn;	/* ... to the hlt, included: the window */
+	const char *woken;	/* after the hlt */
+};
+
+static const struct pvq_nmi_window pvq_nmi_windows[] = {
+	{ pvq_nmi_halt_u8_window, pvq_nmi_halt_u8_insn,
+	  pvq_nmi_halt_u8_woken },
+	{ pvq_nmi_halt_u32_window, pvq_nmi_halt_u32_insn,
+	  pvq_nmi_halt_u32_woken },
+};
+
+enum pvq_nmi_target { PVQ_NMI_NOT_WAITING, PVQ_NMI_IN_WINDOW, PVQ_NMI_HALTED };
+
+/*
+ * Fault injection: the window is held open this many pause loops, and
+ * NMIs leave it alone.  Long enough that an NMI kick lands in it now and
+ * then, even under emulation.
+ */
+#define PVQ_NMI_OPEN_LOOPS	20000
+static bool pvq_nmi_window_open;
+/* NMIs that found the window open, and left it so. */
+static atomic_t pvq_nmi_window_missed = ATOMIC_INIT(0);
+
+int pvq_nmi_open_window(bool open)
+{
+	WRITE_ONCE(pvq_nmi_window_open, open);
+	return atomic_read(&pvq_nmi_window_missed);
+}
+
+static unsigned long pvq_nmi_open_loops(void)
+{
+	return READ_ONCE(pvq_nmi_window_open) ? PVQ_NMI_OPEN_LOOPS : 0;
+}
+
+bool pvq_nmi_wait_u8(u8 *ptr, u8 val)
+{
+	return pvq_nmi_halt_u8(ptr, val, pvq_nmi_open_loops());
+}
+
+bool pvq_nmi_wait_u32(u32 *ptr, u32 val)
+{
+	return pvq_nmi_halt_u32(ptr, val, pvq_nmi_open_loops());
+}
+
+/*
+ * Where the NMI found this CPU: between a waiter's check and its hlt (the
+ * window), in the hlt (the NMI ended it: the return address is the woken
+ * label), or elsewhere.  In the window, any NMI, ours or not, moves the
+ * return address past the hlt: a spurious return from the wait, which the
+ * callers allow, instead of a hlt that only the next NMI would end.
+ */
+static enum pvq_nmi_target pvq_nmi_leave_window(struct pt_regs *regs)
+{
+	const struct pvq_nmi_window *w;
+	unsigned long ip = regs->ip;
+
+	for (w = pvq_nmi_windows; w < pvq_nmi_windows +
+	     ARRAY_SIZE(pvq_nmi_windows); w++) {
+		if (ip == (unsigned long)w->woken)
+			return PVQ_NMI_HALTED;
+		if (ip >= (unsigned long)w->start &&
+		    ip <= (unsigned long)w->insn) {
+			if (!READ_ONCE(pvq_nmi_window_open))
+				regs->ip = (unsigned long)w->woken;
+			else
+				atomic_inc(&pvq_nmi_window_missed);
+			return PVQ_NMI_IN_WINDOW;
+		}
+	}
+	return PVQ_NMI_NOT_WAITING;
+}
+
+static int pvq_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	atomic64_t *sent = this_cpu_ptr(&pvq_nmi_marks.in_flight);
+	enum pvq_nmi_target target = pvq_nmi_leave_window(regs);
+
+	/*
+	 * Ours if the mark is set.  The exchange is a full barrier, after
+	 * which the waiter's check sees what its kicker changed before it
+	 * set the mark (pvq_nmi_send()).  Nested NMIs cannot come here: the
+	 * CPU holds the next one until this one returns.
+	 */
+	if (!atomic64_read(sent) || !atomic64_xchg(sent, 0))
+		return NMI_DONE;
+	if (target == PVQ_NMI_NOT_WAITING)
+		pvq_stat_inc(nmi_kick_not_waiting);
+	else
+		pvq_stat_inc(nmi_kick_woke);
+	return NMI_HANDLED;
+}
+
+/*
+ * No NMI handler claimed this one (the local handlers have run, this one
+ * too, and left the window already).  One of ours sent to this CPU lately
+ * whose mark another NMI claimed: take it, rather than let the kernel
+ * report an unknown NMI.
+ */
+static int pvq_nmi_late_handler(unsigned int type, struct pt_regs *regs)
+{
+	s64 last = atomic64_read(this_cpu_ptr(&pvq_nmi_marks.last_sent));
+
+	if (!last || pvq_nmi_now() - last >= PVQ_NMI_LOST_NS)
+		return NMI_DONE;
+	pvq_stat_inc(nmi_kick_late);
+	return NMI_HANDLED;
+}
+
+void pvq_nmi_send(int cpu)
+{
+	struct pvq_nmi_mark *mark = per_cpu_ptr(&pvq_nmi_marks, cpu);
+	atomic64_t *sent = &mark->in_flight;
+	s64 now = pvq_nmi_now();
+	s64 old = atomic64_read(sent);
+
+	do {
+		/*
+		 * One of ours is on its way, and its handler has not run
+		 * (the mark is still set): it runs after our change is
+		 * visible (the caller's full barrier, then our read; the
+		 * handler's exchange, then the waiter's check), and the
+		 * waiter checks again after it.  No second NMI needed.
+		 */
+		if (old && now - old < PVQ_NMI_LOST_NS) {
+			pvq_stat_inc(nmi_kick_in_flight);
+			return;
+		}
+	} while (!atomic64_try_cmpxchg(sent, &old, now));
+	atomic64_set(&mark->last_sent, now);
+	/* The cmpxchg is a full barrier: the marks before the NMI. */
+	pvq_stat_inc(nmi_kick_sent);
+	apic->send_IPI(cpu, NMI_VECTOR);
+}
+
+int pvq_nmi_init(void)
+{
+	int err;
+
+	err = register_nmi_handler(NMI_LOCAL, pvq_nmi_handler, 0, "pvq_kick");
+	if (err)
+		return err;
+	err = register_nmi_handler(NMI_UNKNOWN, pvq_nmi_late_handler, 0,
+				   "pvq_kick_late");
+	if (err)
+		unregister_nmi_handler(NMI_LOCAL, "pvq_kick");
+	return err;
+}
+
+void pvq_nmi_exit(void)
+{
+	/* Each waits for a handler that is running (the lists are RCU). */
+	unregister_nmi_handler(NMI_UNKNOWN, "pvq_kick_late");
+	unregister_nmi_handler(NMI_LOCAL, "pvq_kick");
+}

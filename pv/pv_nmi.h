@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The NMI kick (pv_nmi.c): a waiter with interrupts off halts, and an NMI
+ * sent by its kicker wakes it, on any x86 hypervisor and under TCG.  Used
+ * by the nmi and strict backends (pv_backends.c) for their interrupts-off
+ * waiters; the ones with interrupts on keep the reschedule IPI.
+ */
+#ifndef PVQ_PV_NMI_H
+#define PVQ_PV_NMI_H
+
+#include <linux/time64.h>
+#include <linux/types.h>
+
+/*
+ * An NMI kick that was sent this long ago and has not come is lost: it was
+ * sent to a CPU that INIT then reset for its bring-up, which forgets a
+ * pending NMI.  A kicker then sends another one.  Under overcommit a vCPU
+ * may not run for many milliseconds; an NMI of ours that comes later than
+ * this, after another NMI claimed its mark, is reported by the kernel as
+ * unknown.
+ */
+#define PVQ_NMI_LOST_NS		(500 * NSEC_PER_MSEC)
+
+/*
+ * With interrupts off, halt if *ptr == val, until an NMI; true if it
+ * halted (or was about to), false if *ptr had changed.  Any NMI ends it,
+ * a kick's that comes before the hlt included (pv_nmi_halt.S).
+ */
+bool pvq_nmi_wait_u8(u8 *ptr, u8 val);
+bool pvq_nmi_wait_u32(u32 *ptr, u32 val);
+
+/*
+ * pv_nmi_halt.S: the halts themselves (open_loops: see there), and their
+ * labels, for the NMI handler: from _window to _insn (the hlt) included
+ * is the window; _woken is the instruction after the hlt.
+ */
+bool pvq_nmi_halt_u8(u8 *ptr, u8 val, unsigned long open_loops);
+bool pvq_nmi_halt_u32(u32 *ptr, u32 val, unsigned long open_loops);
+extern const char pvq_nmi_halt_u8_window[], pvq_nmi_halt_u8_insn[],
+	pvq_nmi_halt_u8_woken[];
+extern const char pvq_nmi_halt_u32_window[], pvq_nmi_halt_u32_insn[],
+	pvq_nmi_halt_u32_woken[];
+
+/*
+ * Send @cpu an NMI kick, unless one of ours is already on its way there.
+ * Never from NMI context (see pvq_defer_kick()); to any CPU with an APIC,
+ * online or not.  The caller made its change visible first (a full
+ * barrier).
+ */
+void pvq_nmi_send(int cpu);
+
+/* The NMI handlers: registered before the first NMI kick, removed last. */
+int pvq_nmi_init(void);
+void pvq_nmi_exit(void);
+
+/*
+ * Fault injection (inject_fault=nmi_window, and the unit tests): hold
+ * the window between the check and the hlt open, and leave it open to
+ * NMIs: the lost wake-up the window fix prevents.  Returns how many NMIs
+ * found it open so far.
+ */
+int pvq_nmi_open_window(bool open);
+
+#endif /* PVQ_PV_NMI_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _SHIM_LINUX_KTIME_H
+#define _SHIM_LINUX_KTIME_H
+
+#include <time.h>
+
+#include <linux/time64.h>
+#include <linux/types.h>
+
+/* The kernel's NMI-safe monotonic clock: CLOCK_MONOTONIC here. */
+static inline u64 ktime_get_mono_fast_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+#endif
