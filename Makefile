@@ -192,7 +192,9 @@ kernel: deps-check kernel-series
 # kernel (DEBUG_SPINLOCK, PROVE_LOCKING) runs locktorture with lockdep
 # silent.
 # For every version: the default one's test kernel is make test's, the
-# others' are tested here.
+# others' are tested here.  Then the build matrix on the default version:
+# every lock choice x PARAVIRT x lock debugging, and random configurations
+# of the series' symbols, compiled (tools/kernel-matrix; MATRIX_ARGS=).
 test-kernels: deps-check
 	@rc=0; for v in $$(ls kernel/patches | sort -V); do \
 		if [ "$$v" != "$(KVER)" ]; then \
@@ -201,7 +203,14 @@ test-kernels: deps-check
 		fi; \
 		selftests/vm/kernel_tests.sh --kver $$v --all-kernels \
 			--outdir out/kernel-tests/$$v-all || rc=1; \
-	done; exit $$rc
+	done; \
+	tools/kernel-matrix --kver '$(KVER)' $(MATRIX_ARGS) || rc=1; \
+	exit $$rc
+
+# The build matrix alone.
+.PHONY: kernel-matrix
+kernel-matrix: deps-check
+	tools/kernel-matrix --kver '$(KVER)' $(MATRIX_ARGS)
 
 .PHONY: bench fastpath-bench test-bench bench-clean
 
