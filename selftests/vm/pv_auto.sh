@@ -52,6 +52,8 @@ console=$outdir/console.log
 	--run "torture_type=$type runtime_secs=1 stat_interval=0 lib.spin_threshold=77" \
 	--run "torture_type=$type runtime_secs=1 stat_interval=0 lib.bogus=1" \
 	--run "torture_type=$type runtime_secs=1 stat_interval=0" \
+	--run "torture_type=$type runtime_secs=1 stat_interval=0 lib.pv_backend=nmi" \
+	--run "torture_type=$type runtime_secs=1 stat_interval=0" \
 	>"$outdir/vmrun.log" 2>&1
 rc=$?
 diag "vmrun exit $rc; console $console"
@@ -88,9 +90,30 @@ fi
 name="lib.bogus=1: that run fails (insmod status 1), the next one runs"
 if grep -aq "vmrun: run 3: cannot set pvq_locks parameter bogus" <<<"$text" &&
    grep -aq "vmrun: run 3 insmod status 1" <<<"$text" &&
-   [ "$(grep -ac "$type-torture: --- End of test: SUCCESS" <<<"$text")" -eq 3 ]; then
+   [ "$(grep -ac "$type-torture: --- End of test: SUCCESS" <<<"$text")" -ge 3 ]; then
 	ok "$name"
 else
 	not_ok "$name" "run 3 not refused, or not 3 successful runs"
+fi
+
+# A read-only parameter (pv_backend) for one run: pvq_locks.ko is loaded
+# again with it, and again with the load's parameters for the next run.
+backends=$(grep -a "pvq_locks: pv backend" <<<"$text" | sed 's/.*pv backend \([a-z]*\).*/\1/' |
+	tr '\n' ' ')
+name="--run lib.pv_backend=nmi: pvq_locks.ko loaded again with it for run 5, which succeeds"
+if grep -aq "vmrun: run 5: pvq_locks loaded again: pv_backend=nmi" <<<"$text" &&
+   [ "$(sed -n '/vmrun: run 5 start/,/vmrun: run 5 done/p' <<<"$text" |
+	grep -ac "$type-torture: --- End of test: SUCCESS")" -eq 1 ]; then
+	ok "$name"
+else
+	not_ok "$name" "no 'run 5: pvq_locks loaded again: pv_backend=nmi', or run 5 did not succeed"
+fi
+name="after it, run 6 has the load's backend again (loads: none nmi none)"
+if grep -aq "vmrun: run 6: pvq_locks loaded again with the load's parameters, status 0" <<<"$text" &&
+   [ "$backends" = "none nmi none " ] &&
+   [ "$(grep -ac "$type-torture: --- End of test: SUCCESS" <<<"$text")" -eq 5 ]; then
+	ok "$name"
+else
+	not_ok "$name" "backends loaded: '$backends'; not reloaded for run 6, or not 5 successful runs"
 fi
 tap_end

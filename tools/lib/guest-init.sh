@@ -11,8 +11,9 @@
 # spliced in on the host:
 #   /vmrun/lib.params        pvq_locks.ko parameters (present when runs are)
 #   /vmrun/runs/1, 2, ...    one qspinlock_torture.ko parameter line each
-#                            (lib.NAME=VALUE words: pvq_locks.ko's writable
-#                            parameter NAME, for that run only)
+#                            (lib.NAME=VALUE words: pvq_locks.ko's parameter
+#                            NAME, for that run only: written if writable,
+#                            else pvq_locks.ko is loaded again with it)
 #   /vmrun/expect-poweroff   present with --expect-poweroff
 #   /vmrun/guest.sh          --guest-script, run with /vmrun/env sourced
 #   /vmrun/env               VMRUN_* and --guest-env exports (sh-quoted)
@@ -44,6 +45,7 @@ set -f
 
 mark "guest up: $(nproc) cpus, kernel $(uname -r)"
 
+lib_params=
 if [ -f /vmrun/lib.params ]; then
 	mark "lib start"
 	lib_params=$(cat /vmrun/lib.params)
@@ -67,13 +69,35 @@ wait_poweroff() {
 }
 
 # A run's lib.NAME=VALUE: the load's value is kept in /tmp/lib-saved/NAME.
+# A read-only parameter (pv_backend: chosen once, at load) is given by
+# loading pvq_locks.ko again, with the load's parameters and NAME=VALUE
+# (no torture module holds it between runs); /tmp/lib-reloaded says so.
 LIB_PARAMS_DIR=/sys/module/pvq_locks/parameters
+reload_lib() {
+	rmmod pvq_locks || return 1
+	# shellcheck disable=SC2086 # one parameter per word (set -f above)
+	insmod /modules/pvq_locks.ko $lib_params "$@"
+}
+
 set_lib_param() {
 	name=${1%%=*}
 	if [ ! -f "$LIB_PARAMS_DIR/$name" ]; then
 		mark "run $n: cannot set pvq_locks parameter $name: there is none"
 		return 1
 	fi
+	case $(stat -c %a "$LIB_PARAMS_DIR/$name") in
+	*[2367]??) ;;
+	*)
+		if ! reload_lib "$1"; then
+			mark "run $n: cannot load pvq_locks with $1"
+			: >/tmp/lib-reloaded
+			return 1
+		fi
+		: >/tmp/lib-reloaded
+		mark "run $n: pvq_locks loaded again: $name=$(cat "$LIB_PARAMS_DIR/$name")"
+		return 0
+		;;
+	esac
 	mkdir -p /tmp/lib-saved
 	[ -f "/tmp/lib-saved/$name" ] ||
 		cat "$LIB_PARAMS_DIR/$name" >"/tmp/lib-saved/$name" 2>/dev/null
@@ -85,6 +109,13 @@ set_lib_param() {
 }
 
 restore_lib_params() {
+	if [ -f /tmp/lib-reloaded ]; then
+		rm -f /tmp/lib-reloaded
+		grep -q '^pvq_locks ' /proc/modules && rmmod pvq_locks
+		# shellcheck disable=SC2086 # one parameter per word (set -f above)
+		insmod /modules/pvq_locks.ko $lib_params
+		mark "run $n: pvq_locks loaded again with the load's parameters, status $?"
+	fi
 	[ -d /tmp/lib-saved ] || return 0
 	# Globbing is off (set -f above) for the parameter words: on for this.
 	set +f
