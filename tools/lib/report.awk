@@ -54,6 +54,8 @@ BEGIN {
 	metric("spurious", 0, "small", "PV spurious wakeups per 1000 acquisitions")
 	metric("steals", 0, "small", "Lock steals past the queue per 1000 acquisitions")
 	metric("hash_hops", 0, "small", "PV hash-table extra probes per 1000 acquisitions")
+	metric("nmis", 0, "small", "NMI kicks sent per 1000 acquisitions (pv_backend nmi, strict)")
+	metric("nmi_spurious", 0, "small", "NMI kicks that found no halted waiter, per 1000 acquisitions (harmless: the CPU was not waiting, or another NMI had claimed it)")
 
 	# Which lock events make up each PV counter (absent ones count 0).
 	pvdef["halts"] = "wait_node wait_head wait_again taken_slow"
@@ -61,6 +63,10 @@ BEGIN {
 	pvdef["spurious"] = "spurious"
 	pvdef["steals"] = "lock_stealing unfair_steal"
 	pvdef["hash_hops"] = "hash_hops"
+	pvdef["nmis"] = "nmi_kick_sent"
+	pvdef["nmi_spurious"] = "nmi_kick_not_waiting nmi_kick_late"
+	# Tables left out of a run in which no type had such an event.
+	only_if_any["nmis"] = only_if_any["nmi_spurious"] = 1
 }
 
 function metric(id, higher, format, title) {
@@ -207,6 +213,13 @@ function all_zero(s, m, t,    i, smp) {
 	return 1
 }
 
+function any_event(m,    j) {
+	for (j = 1; j <= ntypes; j++)
+		if (!all_zero(1, m, type[j]))
+			return 1
+	return 0
+}
+
 function legend(m, what) {
 	printf "%s is better. ", mhigher[m] ? "Higher" : "Lower"
 	printf "Absolute numbers are emulated (QEMU TCG) and not comparable with hardware; "
@@ -219,6 +232,8 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 	if (pvtab && !hasevents[1])
 		return
 	if (!has_table(m))
+		return
+	if ((m in only_if_any) && !any_event(m))
 		return
 	# Ratio to tas: a table of its own unless tas is the baseline.
 	if (m == "ratio_tas" && baseline == "tas")
