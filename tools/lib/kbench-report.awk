@@ -135,8 +135,13 @@ function kernel_order(    i, k) {
 	}
 }
 
-function name(k) {
-	return k in label ? label[k] : k
+# A kernel booted with another PV backend (K@BACKEND, tools/kbench) is
+# named after K's label.
+function name(k,    b) {
+	if (k in label)
+		return label[k]
+	b = substr(k, 1, index(k, "@") - 1)
+	return b in label ? label[b] " on pv_backend=" substr(k, length(b) + 2) : k
 }
 
 # The runs of (w, l, k) as a sample: one mean per run, failed runs left out.
@@ -307,8 +312,11 @@ function ordering(w, l,    j, n, k, m, out, x, y, t, done) {
 	return out
 }
 
-function short(k) {
-	return k in label ? substr(label[k], 1, index(label[k] " ", " ") - 1) : k
+function short(k,    b) {
+	if (k in label)
+		return substr(label[k], 1, index(label[k] " ", " ") - 1)
+	b = substr(k, 1, index(k, "@") - 1)
+	return b in label ? short(b) substr(k, length(b) + 1) : k
 }
 
 function rates(    i, j, l, k, w, r, n, any, m, nratek, ratek, heads) {
