@@ -6,7 +6,7 @@
 #   make check      W=1 + sparse build and checkpatch; fails on any warning
 #   make test       everything (builds, check, userspace tests, VM tests)
 #   make bench      the benchmark: every type, 0.5x-4x overcommit, report
-#   make kbench     real workloads on the built kernels (seed 003's table)
+#   make kbench     real workloads on the built kernels (Base, A, B, C, stock)
 #   make run        torture every built type side by side at 2x overcommit
 #   make deps       install what is missing (apt-get) and extract the
 #                   kselftest/checkpatch files from linux-source-6.1
@@ -224,7 +224,8 @@ bench: deps-check
 
 # Real workloads (dbench, hackbench, perf bench futex, stress-ng malloc,
 # locktorture) on the kernels make kernel builds, K guests at once per
-# overcommit level, with a report in seed 003's form
+# overcommit level, with a report in the form of the qspinlock v9 results
+# (Raghavendra K T, 27 April 2014)
 # (results/<date>-kbench/report.md); see Documentation/kbench.rst.
 #   KERNELS="base unfair native pv stock" LEVELS="1 2" RUNS=3 SECS=4
 #   WORKLOADS="dbench hackbench futex memory locktorture" COUNTERS=all

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Paravirtual ticket lock, after the 2013 PV ticketlock series (V9).
+ * Paravirtual ticket lock, after Raghavendra K T's "Paravirtualized ticket
+ * spinlocks" series (RFC V9, June 2013).
  *
  * Tickets advance by 2, so the low bit of the head is free to serve as the
  * "slowpath" flag: set by a waiter that is about to halt, it tells the

@@ -4,10 +4,11 @@
 # symbols.  Included by the top-level Makefile and by Kbuild, so a plain
 # "make -C $KDIR M=$PWD" sees the same configuration as "make".
 #
-# The option names follow the 3.15-era series (QUEUE_SPINLOCK, ...), but they
-# are make variables, never CONFIG_* symbols: the kernel's own autoconf.h and
-# auto.conf already define CONFIG_PARAVIRT_SPINLOCKS, and the project must not
-# inherit the host kernel's answer.  Preprocessor symbols carry a PVQ_ prefix.
+# The option names follow Waiman Long's qspinlock series (v9, April 2014:
+# QUEUE_SPINLOCK, ...), but they are make variables, never CONFIG_* symbols:
+# the kernel's own autoconf.h and auto.conf already define
+# CONFIG_PARAVIRT_SPINLOCKS, and the project must not inherit the host
+# kernel's answer.  Preprocessor symbols carry a PVQ_ prefix.
 #
 # Precedence: make command line > fragment (CONFIG=configs/x.config) > n.
 

@@ -36,7 +36,7 @@ git_version() {
 }
 
 # start_hogs N CPULIST: N busy loops pinned to CPULIST (the noisy
-# neighbour of seed 004), their pids in hog_pids.
+# neighbour), their pids in hog_pids.
 hog_pids=()
 start_hogs() {
 	local i

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make kbench's report from its per-guest CSV (tools/kbench writes it, see
-# Documentation/kbench.rst), in the form of seed 003's tables.  Needs
+# Documentation/kbench.rst), in the form of the qspinlock v9 results'
+# tables (Raghavendra K T, 27 April 2014).  Needs
 # stats.awk and format.awk loaded first.
 #
 #   awk -f stats.awk -f format.awk -f kbench-report.awk -v mode=report runs.csv
@@ -33,7 +34,7 @@ BEGIN {
 	label["native"] = "B (native qspinlock)"
 	label["pv"] = "C (PV qspinlock)"
 	label["stock"] = "stock (the upstream lock)"
-	# The seeds' column order; other kernels follow in order of appearance.
+	# Those tables' column order; other kernels follow in order of appearance.
 	nfixed = split("base unfair native pv stock", fixed_order, " ")
 	# Which lock events make up each rate (absent ones count 0).
 	nrates = split("slowpath halts kicks steals spurious", rate_id, " ")
