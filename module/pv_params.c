@@ -19,7 +19,7 @@
 
 static char *pv_backend = "auto";
 module_param(pv_backend, charp, 0444);
-MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (none with one CPU, on bare metal or with KVM_HINTS_REALTIME; else kvm if the hypervisor offers PV unhalt, else ipi), kvm, ipi, nmi (ipi, and waiters with interrupts off halt and are woken by an NMI), strict (nmi, but only a kick ends a wait), none");
+MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (none with one CPU, on bare metal or with KVM_HINTS_REALTIME; else kvm if the hypervisor offers PV unhalt, else nmi, or ipi where no NMI handler can be registered), kvm, ipi, nmi (ipi, and waiters with interrupts off halt and are woken by an NMI), strict (nmi, but only a kick ends a wait), none");
 
 PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
 MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV ticketlock waiter halts (1..2^30, default 32768)");

@@ -508,7 +508,10 @@ static bool pvq_kvm_hints_realtime(void)
  * "auto": no halting where it cannot pay (as upstream turns PV spinlocks
  * off): with one CPU nobody else can hold a lock we wait for; on bare
  * metal, or when the host dedicates a physical CPU to every vCPU
- * (KVM_HINTS_REALTIME), the holder always runs.
+ * (KVM_HINTS_REALTIME), the holder always runs.  Without KVM's PV unhalt,
+ * the NMI kick: with the IPI kick alone a waiter with interrupts off
+ * (most of the kernel's own) cannot halt, and spins through a preempted
+ * holder's time slice (Documentation/performance.rst, "The NMI kick").
  */
 static const struct pvq_pv_ops *pvq_pv_auto(void)
 {
@@ -528,8 +531,8 @@ static const struct pvq_pv_ops *pvq_pv_auto(void)
 		pvq_pv_reason = "the hypervisor offers KVM PV unhalt";
 		return &pvq_pv_kvm;
 	}
-	pvq_pv_reason = "no KVM PV unhalt: halt, and kick with a reschedule IPI";
-	return &pvq_pv_ipi;
+	pvq_pv_reason = "no KVM PV unhalt: halt, and kick with a reschedule IPI, or an NMI where the waiter has interrupts off";
+	return &pvq_pv_nmi;
 }
 
 /* The NMI handler is registered (nmi, strict): pvq_pv_exit() removes it. */
@@ -559,9 +562,15 @@ int pvq_pv_select(const char *name)
 	/* Before the first wait that an NMI must end. */
 	if ((ops == &pvq_pv_nmi || ops == &pvq_pv_strict) && !pvq_nmi_in_use) {
 		err = pvq_nmi_init();
-		if (err)
+		if (err && ops == &pvq_pv_nmi && !strcmp(name, "auto")) {
+			/* auto's choice only: the IPI kick still works. */
+			pvq_pv_reason = "no KVM PV unhalt, and no NMI handler: halt, and kick with a reschedule IPI";
+			ops = &pvq_pv_ipi;
+		} else if (err) {
 			return err;
-		pvq_nmi_in_use = true;
+		} else {
+			pvq_nmi_in_use = true;
+		}
 	}
 	if (strcmp(name, "auto"))
 		pvq_pv_reason = "chosen by pv_backend";

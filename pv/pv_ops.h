@@ -105,8 +105,9 @@ static inline void pvq_pv_spinning(void)
  * interrupts off halts too, woken by an NMI), "strict" (nmi whose wait
  * ends only on a kick) or "none".  "auto" picks none where halting cannot pay
  * (one possible CPU, bare metal, a KVM host that hints its vCPUs are never
- * preempted), else kvm when the hypervisor offers PV unhalt, else ipi; as
- * upstream's kvm_spinlock_init() does.  Returns 0, -EINVAL for an unknown
+ * preempted), as upstream's kvm_spinlock_init() does, else kvm when the
+ * hypervisor offers PV unhalt, else nmi (ipi if its NMI handler cannot be
+ * registered).  Returns 0, -EINVAL for an unknown
  * name, -ENODEV when the named backend cannot work on this machine, or
  * the error of registering the NMI handler (nmi, strict).
  * pvq_pv_reason says why the backend in use was picked.

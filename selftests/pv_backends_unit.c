@@ -24,6 +24,7 @@
 #include <linux/irqflags.h>
 #include <linux/kvm_para.h>
 #include <asm/apic.h>
+#include <asm/nmi.h>
 
 /* A lost kick fails a test after this; all of them fit KSFT_TIMEOUT. */
 #define UNIT_TIMEOUT_MS		3000
@@ -203,20 +204,56 @@ TEST(kvm_selected_when_cpuid_offers_pv_unhalt)
 TEST(kvm_refused_without_pv_unhalt)
 {
 	shim_register_cpu(UNIT_TEST_CPU);
-	/* KVM, but no PV unhalt: auto halts and kicks with IPIs. */
+	/*
+	 * KVM, but no PV unhalt: auto halts and kicks with IPIs, and with
+	 * NMIs where the waiter has interrupts off.
+	 */
 	machine_kvm(KVM_CPUID_SIGNATURE, 0, 0);
 	ASSERT_EQ(0, pvq_pv_select("strict"));
 	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
 	EXPECT_STREQ("strict", pvq_pv->name);
 	ASSERT_EQ(0, pvq_pv_select("auto"));
-	EXPECT_STREQ("ipi", pvq_pv->name);
+	EXPECT_STREQ("nmi", pvq_pv->name);
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "an NMI where the waiter has interrupts off"))
+		TH_LOG("reason: %s", pvq_pv_reason);
 
 	/* Another hypervisor (TCG): the same. */
 	machine_no_kvm();
 	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
 	ASSERT_EQ(0, pvq_pv_select("auto"));
-	EXPECT_STREQ("ipi", pvq_pv->name);
+	EXPECT_STREQ("nmi", pvq_pv->name);
 	EXPECT_EQ(-EINVAL, pvq_pv_select("futex"));
+}
+
+static int unit_nmi_ignore(unsigned int type, struct pt_regs *regs)
+{
+	return NMI_DONE;
+}
+
+/*
+ * Where the NMI handler cannot be registered, auto falls back to the IPI
+ * kick; named, nmi fails with the error.
+ */
+TEST(auto_without_an_nmi_handler_picks_ipi)
+{
+	int i;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	/* Every NMI_LOCAL slot of the shim taken. */
+	for (i = 0; !register_nmi_handler(NMI_LOCAL, unit_nmi_ignore, 0,
+					  "unit_full");
+	     i++)
+		ASSERT_LT(i, 64);
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("ipi", pvq_pv->name);
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "no NMI handler"))
+		TH_LOG("reason: %s", pvq_pv_reason);
+	EXPECT_EQ(-EBUSY, pvq_pv_select("nmi"));
+	EXPECT_STREQ("ipi", pvq_pv->name);
+	unregister_nmi_handler(NMI_LOCAL, "unit_full");
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("nmi", pvq_pv->name);
 }
 
 TEST(auto_picks_none_where_halting_cannot_pay)

@@ -5,7 +5,7 @@
 # cannot pay, as upstream's kvm_spinlock_init() does, and say why.  A guest
 # with one vCPU has one possible CPU: nobody else can hold a lock it waits
 # for, so auto picks "none".  (The multi-vCPU TCG guests of run_vm_tests.sh
-# check the other answer: ipi, "no KVM PV unhalt".)
+# check the other answer: nmi, "no KVM PV unhalt".)
 #
 # Host side: boots a 1-vCPU guest with tools/vmrun, which loads pvq_locks.ko
 # without parameters, runs short PV torture runs, and checks the console.

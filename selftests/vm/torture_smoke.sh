@@ -35,7 +35,9 @@
 #   NMI_TESTS 1: also the NMI kick, on pv_backend=nmi and strict (which
 #           uses it): every PV type with every writer's lock taken with
 #           interrupts off (its waiters halt, and NMI kicks must have woken
-#           them), the hardened runs and CPU hotplug with interrupts off
+#           them), the hardened runs and CPU hotplug with interrupts off;
+#           and pv_backend=ipi (the IPI kick alone: the default suite runs
+#           on auto, i.e. nmi under TCG)
 # Exit status: 0 if every test passed, 1 otherwise.
 #
 # The plan ("1..N") comes last, after the tests (TAP 13): nothing counts
@@ -619,8 +621,8 @@ EOF_TABLE
 
 	run_table 3<<'EOF_TABLE'
 # The default, auto: TCG has no KVM PV unhalt but is a hypervisor with
-# more than one CPU, so ipi, and the log says why.
-pv_backend=auto picks ipi, and says why |                       | lib loads pv backend ipi (no KVM PV unhalt
+# more than one CPU, so the NMI kick (nmi), and the log says why.
+pv_backend=auto picks nmi, and says why |                       | lib loads pv backend nmi (no KVM PV unhalt
 refuse pv_backend=bogus      | pv_backend=bogus                 | lib refused pv_backend 'bogus'
 # Under TCG there is no KVM PV unhalt: refused as unavailable.
 refuse pv_backend=kvm without KVM | pv_backend=kvm              | lib refused unavailable
@@ -884,6 +886,13 @@ test_pv_nmi_halts() {
 # with interrupts off (waiters on CPUs coming up and going down halt).
 nmi_tests() {
 	[ -n "$(types_of strict)" ] || return 0
+	# The IPI kick alone (auto's choice before the NMI kick): its waiters
+	# with interrupts off spin, the others halt.
+	run_table 3<<'EOF_TABLE'
+pv_backend=ipi loads         | pv_backend=ipi                   | lib loads pv backend ipi
+torture {t} (pv_backend=ipi) | torture_type={strict}            | pass
+torture {t} irq_mode=mixed nested_locks=2 nlocks=4 (hardened, pv_backend=ipi) | torture_type={strict} irq_mode=mixed nested_locks=2 nlocks=4 | pass no-fairness check_irq_contexts
+EOF_TABLE
 	for backend in nmi strict; do
 		run_table 3<<EOF_TABLE
 pv_backend=$backend loads (NMI kick) | pv_backend=$backend spin_threshold=64 | lib loads pv backend $backend
