@@ -14,14 +14,14 @@
 # weak fairness) and requires "errors: 0" from a complete search.  The
 # pass bound is also checked against a greedy stealer that never queues
 # (safety, LTL "head": every queue head takes the lock, and "live"), for
-# heads that halt and heads that cannot.  For every seeded bug (among
+# heads that halt and heads that cannot.  For every planted bug (among
 # them the C code before each fix of README.md "Findings", and before the
 # pass bound) it requires a counterexample of each property the bug
 # breaks.
 #
 # pvticket.pml (2 CPUs, each a task and a nested NMI or softirq, 2 locks,
 # ipi and strict backends): the same two searches for the C code in each
-# configuration; a counterexample for each seeded bug (the three holes of
+# configuration; a counterexample for each planted bug (the three holes of
 # the PV hardening: BUG_NMI_RECORD, BUG_STRICT_FLAG, BUG_NMI_KICK_DROPPED;
 # BUG_NO_RECORD_RESTORE; and the C code before the fixes of findings 4
 # and 5 of README.md, "The PV ticket lock with nested contexts":
@@ -276,7 +276,7 @@ add pass safety "-DSPURIOUS" \
 add pass safety "-DSPURIOUS -DUNFAIR" \
 	"unfair, 3 CPUs x 2, spurious wake-ups: safety" O2
 
-# --- Seeded bugs: each must fail every property it breaks. -------------
+# --- Planted bugs: each must fail every property it breaks. -------------
 add "fail:$DEAD" deadlock "-DBUG_KICK_BEFORE_RELEASE" \
 	"BUG_KICK_BEFORE_RELEASE (fair): head halted forever (invalid end state)"
 add "fail:$LIVE" live-A "-DBUG_KICK_BEFORE_RELEASE" \
@@ -417,7 +417,7 @@ add pass safety "-DSTRICT -DNEST_HARDIRQ" \
 add pass live "-DSTRICT -DIRQSAVE" \
 	"pvticket, $NMI, $IRQOFF, strict: liveness" O1
 
-# Seeded bugs: the three holes of the PV hardening, one more, and the C
+# Planted bugs: the three holes of the PV hardening, one more, and the C
 # code before the fixes of findings 4 and 5 (commit d7d3a7c).  Hole 1 is
 # checked without the self-kick (the C code that had it had none): the
 # NMI's own self-kick, deferred to its irq_work, would end the task's hlt.

@@ -82,7 +82,7 @@
  *                  (finite in the C code; needed for liveness against a
  *                  greedy stealer, or a contender could spin in its steal
  *                  loop for ever instead of queueing).
- *   BUG_*          seeded bugs, see below.
+ *   BUG_*          planted bugs, see below.
  *
  * Properties:
  *
@@ -124,7 +124,7 @@
  *      whatever the others do (with GREEDY, even when no bound is set on
  *      the contenders' steal loops: they may spin in them for ever).
  *
- * Seeded bugs (each makes pan report a counterexample):
+ * Planted bugs (each makes pan report a counterexample):
  *
  *   BUG_KICK_BEFORE_RELEASE    pvq_pv_qspin_unlock_slowpath() kicks the head
  *                              before its store-release of 0.

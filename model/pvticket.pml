@@ -112,7 +112,7 @@
  *   IRQSAVE            CPU 0's task takes lock A with interrupts off.
  *   ITERS              acquisitions of lock A per task (default 1).
  *   NEST_RUNS          runs of the nested context per CPU (default 1).
- *   BUG_*              seeded bugs, see below.
+ *   BUG_*              planted bugs, see below.
  *
  * Properties:
  *
@@ -129,7 +129,7 @@
  *      stuttering final state; one spinning forever (behind a halted one
  *      that nobody wakes) through a fair cycle.
  *
- * Seeded bugs (each makes pan report a counterexample):
+ * Planted bugs (each makes pan report a counterexample):
  *
  *   BUG_NMI_RECORD        hole 1: every waiter runs the halt protocol, as
  *                         the old pvq_pvticket_lock_slowpath() did: an NMI

@@ -220,7 +220,7 @@ static void *worker_fn(void *arg)
 {
 	const struct stress_type *type = cfg.type;
 	struct worker *w = arg;
-	unsigned int seed = w->cpu * 2654435761u + 1;
+	unsigned int rng = w->cpu * 2654435761u + 1;
 
 	shim_register_cpu(w->cpu);
 	if (w->cpu == 0)
@@ -236,8 +236,8 @@ static void *worker_fn(void *arg)
 		type->lock->unlock(&stress_lock);
 		w->acquisitions++;
 		/* Vary the gap between acquisitions: 0..31 pauses. */
-		seed = seed * 1103515245 + 12345;
-		stress_spin_work(seed >> 27);
+		rng = rng * 1103515245 + 12345;
+		stress_spin_work(rng >> 27);
 	}
 	shim_unregister_cpu();
 	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);

@@ -385,7 +385,7 @@ TEST_F(pvticket, interrupt_waiting_on_other_lock_keeps_outer_record)
 }
 
 /*
- * Regression test (issue 9, hole 1: a kick was lost).  An NMI that
+ * Regression test (a kick was lost).  An NMI that
  * lands between a wait's *ptr == val check and its halt, and spins there
  * for another pvticket lock, used to run the halt protocol too: it wrote
  * (its lock, its ticket) over the interrupted wait's record, set the flag
@@ -488,9 +488,9 @@ TEST_F(pvticket, nmi_in_wait_window_spins_and_keeps_outer_record)
 }
 
 /*
- * Regression test (issue 9, item 6).  A waiter with interrupts off cannot
- * halt (on the futex backend as on the kernel's ipi one, no kick could
- * wake it), so it spins like a native waiter: no flag, no record, no
+ * Regression test (interrupts-off waiters).  A waiter with interrupts off
+ * cannot halt (on the futex backend as on the kernel's ipi one, no kick
+ * could wake it), so it spins like a native waiter: no flag, no record, no
  * wait().  The unlock that serves it is then the fast one: no slow path,
  * no kick, the flag still clear.
  */
@@ -552,7 +552,7 @@ TEST_F(pvticket, irqs_off_waiter_spins_without_flag_or_record)
 }
 
 /*
- * Regression test (issue 9, item 8).  Unlock is one atomic RMW (an xadd
+ * Regression test (one atomic unlock).  Unlock is one atomic RMW (an xadd
  * on the head), however busy the tail is.  With the flag in the tail it
  * was a cmpxchg loop on the whole word, which failed and retried whenever
  * a contender took a ticket between its read and its cmpxchg.

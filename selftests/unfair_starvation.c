@@ -24,8 +24,9 @@
  * it happen (-w): a halted queue head sleeps on for a millisecond after its
  * kick, like a vCPU that the host runs a time slice later.  A running head
  * without the bound competes well enough with two cpus' stealers (at most
- * about ten passes, seen on the CI machine); halted and woken late it is
- * passed hundreds of times, unless its pending bit keeps the stealers out.
+ * about ten passes, seen on the project's CI runner); halted and woken late
+ * it is passed hundreds of times, unless its pending bit keeps the stealers
+ * out.
  *
  * The test hears the head start its clock: the lock code's calls to
  * local_clock() are linked to __wrap_local_clock() below
@@ -388,7 +389,7 @@ static void *worker_fn(void *arg)
 {
 	const struct starve_type *type = cfg.type;
 	struct worker *w = arg;
-	unsigned int seed = w->cpu * 2654435761u + 1;
+	unsigned int rng = w->cpu * 2654435761u + 1;
 	unsigned long seq0, seq;
 	long switches;
 	u64 t0, t1;
@@ -426,8 +427,8 @@ static void *worker_fn(void *arg)
 		if (head_halts >= 2)
 			note_second_halt(w, seq > second_halt_seq ?
 					 seq - second_halt_seq : 0);
-		seed = seed * 1103515245 + 12345;
-		stress_spin_work((seed >> 16) & GAP_MASK);
+		rng = rng * 1103515245 + 12345;
+		stress_spin_work((rng >> 16) & GAP_MASK);
 	}
 	shim_unregister_cpu();
 	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
