@@ -40,7 +40,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck deps deps-check test run \
+.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -84,7 +84,7 @@ series-check:
 # functions.sh is bash, sourced by the host-side scripts; guest-init.sh is
 # the guest's /init, busybox sh.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
-	scripts/gen-kernel-series \
+	scripts/gen-kernel-series scripts/check-words \
 	selftests/ksft_runner.sh selftests/kernel_series_test.sh \
 	$(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
@@ -102,7 +102,13 @@ docs-check:
 		rst2html --halt=warning "$$f" >/dev/null || exit 1; \
 	done; echo "docs: Documentation/*.rst parse cleanly"
 
-check: sparse checkpatch series-check docs-check shellcheck
+# No in-house words in the product (scripts/check-words says which); its
+# self-test first, so that a rule that catches nothing fails.
+words-check:
+	@scripts/check-words --self-test
+	@scripts/check-words
+
+check: sparse checkpatch series-check docs-check shellcheck words-check
 
 clean: clean-modules
 	$(MAKE) -C selftests clean

@@ -107,9 +107,9 @@ static inline void pvq_pv_spinning(void)
  * (one possible CPU, bare metal, a KVM host that hints its vCPUs are never
  * preempted), as upstream's kvm_spinlock_init() does, else kvm when the
  * hypervisor offers PV unhalt, else nmi (ipi if its NMI handler cannot be
- * registered).  Returns 0, -EINVAL for an unknown
- * name, -ENODEV when the named backend cannot work on this machine, or
- * the error of registering the NMI handler (nmi, strict).
+ * registered).  Returns 0, -EINVAL for an unknown name, -ENODEV when the
+ * named backend cannot work on this hardware or hypervisor, or the error
+ * of registering the NMI handler (nmi, strict).
  * pvq_pv_reason says why the backend in use was picked.
  */
 int pvq_pv_select(const char *name);
