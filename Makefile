@@ -102,6 +102,16 @@ docs-check:
 		rst2html --halt=warning "$$f" >/dev/null || exit 1; \
 	done; echo "docs: Documentation/*.rst parse cleanly"
 
+# The modules the Debian way, through DKMS (dkms.conf; Documentation/
+# install.rst): make install builds and installs them for the newest
+# installed headers of KVER; make uninstall removes them.
+.PHONY: install uninstall
+install: deps-check
+	tools/dkms-install --kver '$(KVER)'
+
+uninstall:
+	tools/dkms-install --remove
+
 # No in-house words in the product (scripts/check-words says which); its
 # self-test first, so that a rule that catches nothing fails.
 words-check:
