@@ -1,15 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # pvqspinlock: out-of-tree queued spinlock modules and their test harness.
+# make help prints the lines below that start with "#   " (keep them so).
 #
-#   make [CONFIG=configs/x.config] [QUEUE_SPINLOCK=y|n ...] [KDIR=...]
-#   make check      W=1 + sparse build and checkpatch; fails on any warning
-#   make test       everything (builds, check, userspace tests, VM tests)
-#   make bench      the benchmark: every type, 0.5x-4x overcommit, report
-#   make kbench     real workloads on the built kernels (Base, A, B, C, stock)
-#   make run        torture every built type side by side at 2x overcommit
-#   make deps       install what is missing (apt-get) and extract the
-#                   kselftest/checkpatch files from linux-source-6.1
+#   make                 build the modules (pvq_locks.ko, qspinlock_torture.ko,
+#                        pvq_fastpath.ko) against KDIR (default: Debian's KVER)
+#   make test            the whole test suite, as CI runs it
+#   make bench           the main job: every lock type at 0.5x-4x overcommit,
+#                        report in results/ (Documentation/bench.rst)
+#   make run             the quick look: every type side by side at 2x
+#   make kbench          real workloads on the guest kernels (kbench.rst)
+#   make kernel          a guest kernel with the lock as its arch_spinlock_t
+#   make kernel-series   regenerate kernel/patches/ from this tree
+#   make test-kernels    every kernel fragment on every version, and the
+#                        build matrix (make kernel-matrix alone)
+#   make soak            long torture runs of every type
+#   make vmtest          the VM torture tests alone
+#   make selftests       the userspace tests alone
+#   make check           W=1, sparse, checkpatch, shellcheck, documents, words,
+#                        tool options
+#   make install         the modules through DKMS (make uninstall removes them)
+#   make deps            install what is missing (apt-get) and extract the
+#                        kselftest/checkpatch files from linux-source-6.1
+#   make clean           remove what the builds made (not out/)
+#   make help            this list
+#
+#   Variables: CONFIG=configs/<fragment>.config, QUEUE_SPINLOCK=,
+#   PARAVIRT_SPINLOCKS=, PARAVIRT_UNFAIR_LOCKS=, LOCK_STATS=, LOCK_DEBUG= (y
+#   or n), KVER= (6.12 or 6.1), KDIR=; bench: LEVELS= RUNS= SECS= HOGS=
+#   TORTURE_ARGS= LIB_ARGS= TAG= BASELINE=; kbench: KERNELS= LEVELS= RUNS=
+#   SECS= WORKLOADS= COUNTERS= HOGS= NEIGHBOUR=1 SINGLE=1 TAG=.
 #
 # See README.md for the options.
 
@@ -40,7 +60,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check deps deps-check test run \
+.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check options-check deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -84,7 +104,7 @@ series-check:
 # functions.sh is bash, sourced by the host-side scripts; guest-init.sh is
 # the guest's /init, busybox sh.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
-	scripts/gen-kernel-series scripts/check-words \
+	scripts/gen-kernel-series scripts/check-words scripts/check-options \
 	selftests/ksft_runner.sh selftests/kernel_series_test.sh \
 	$(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
@@ -112,13 +132,24 @@ install: deps-check
 uninstall:
 	tools/dkms-install --remove
 
+# The targets and variables: the header comment's "#   " lines.
+.PHONY: help
+help:
+	@sed -n '1,/^[^#]/{/^#   /s/^#   //p;}' $(firstword $(MAKEFILE_LIST))
+
+# Every host-side tool: --help on stdout with exit 0, a bad option on
+# stderr with exit 2 (scripts/check-options).
+options-check:
+	@scripts/check-options --self-test
+	@scripts/check-options
+
 # No in-house words in the product (scripts/check-words says which); its
 # self-test first, so that a rule that catches nothing fails.
 words-check:
 	@scripts/check-words --self-test
 	@scripts/check-words
 
-check: sparse checkpatch series-check docs-check shellcheck words-check
+check: sparse checkpatch series-check docs-check shellcheck words-check options-check
 
 clean: clean-modules
 	$(MAKE) -C selftests clean
@@ -182,8 +213,8 @@ BENCH_ARGS = $(if $(LEVELS),--levels '$(LEVELS)') \
 #   MINUTES=30 LEVELS="2 4" TORTURE_ARGS="..." LIB_ARGS="pv_backend=strict"
 SOAK_ARGS = $(if $(MINUTES),--minutes '$(MINUTES)') \
 	    $(if $(LEVELS),--levels '$(LEVELS)') \
-	    $(if $(TORTURE_ARGS),--params '$(TORTURE_ARGS)') \
-	    $(if $(LIB_ARGS),--lib-params '$(LIB_ARGS)')
+	    $(if $(TORTURE_ARGS),--torture-args '$(TORTURE_ARGS)') \
+	    $(if $(LIB_ARGS),--lib-args '$(LIB_ARGS)')
 
 .PHONY: soak
 soak: deps-check

@@ -49,11 +49,19 @@ DEPTH=20000			# pan -m: far above the deepest run (~1200)
 
 verbose=0
 keep=0
+usage() {
+	echo "usage: $0 [-v] [-k] [REGEX]"
+	echo "  check the SPIN models (the checks whose name matches REGEX); -v: pan's"
+	echo "  output, -k: keep the work directory; prints TAP"
+}
+case ${1-} in
+-h | --help) usage; exit 0 ;;
+esac
 while getopts vk opt; do
 	case $opt in
 	v) verbose=1 ;;
 	k) keep=1 ;;
-	*) echo "usage: $0 [-v] [-k] [REGEX]" >&2; exit 2 ;;
+	*) usage >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

@@ -13,6 +13,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib/functions.sh
 . "$ROOT/tools/lib/functions.sh"
+no_options "$@"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

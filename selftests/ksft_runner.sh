@@ -9,6 +9,18 @@
 
 set -u
 
+case ${1-} in
+-h | --help)
+	echo "usage: $0 PROG...  (runs each, prints TAP; KSFT_TIMEOUT: seconds per program, 45)"
+	exit 0
+	;;
+"" | -*)
+	echo "$0: unknown option or no program: '${1-}'" >&2
+	echo "usage: $0 PROG..." >&2
+	exit 2
+	;;
+esac
+
 timeout_s=${KSFT_TIMEOUT:-45}
 collection=pvq
 n=0

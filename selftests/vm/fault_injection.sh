@@ -36,6 +36,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/lib/functions.sh
 . "$ROOT/tools/lib/functions.sh"
+PROG=fault_injection
 modules=
 types=
 secs=2
@@ -43,8 +44,7 @@ vcpus=4
 host_cpus=0-1
 
 usage() {
-	echo "usage: $0 --modules DIR --types \"T1 T2\" [--secs N] [--vcpus N] [--host-cpus LIST]" >&2
-	exit 2
+	echo "usage: $0 --modules DIR --types \"T1 T2\" [--secs N] [--vcpus N] [--host-cpus LIST]"
 }
 
 while [ $# -gt 0 ]; do
@@ -54,14 +54,16 @@ while [ $# -gt 0 ]; do
 	--secs) secs=${2:-}; shift ;;
 	--vcpus) vcpus=${2:-}; shift ;;
 	--host-cpus) host_cpus=${2:-}; shift ;;
-	*) usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option '$1'" ;;
 	esac
 	shift
 done
 if [ -z "$modules" ] || [ -z "$types" ]; then
-	usage
+	usage_error "--modules and --types are needed"
 fi
-[[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ ]] || usage
+[[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ ]] ||
+	usage_error "--secs and --vcpus: whole numbers from 1"
 
 outdir=$ROOT/out/fault-injection
 mkdir -p "$outdir"

@@ -356,7 +356,7 @@ test_nmi_levels() {
 		label="${level}x ($vcpus vCPUs), pv_backend=nmi"
 		vm "nmi-${level}x" --kernel "$IMAGE" --vcpus "$vcpus" \
 			--timeout $((240 + 3 * secs * level)) \
-			--lib-params "pv_backend=nmi" \
+			--lib-args "pv_backend=nmi" \
 			--guest-script "$GUEST" --guest-env "LT_TYPES=spin_lock_irq" \
 			--guest-env "LT_SECS=$secs"
 		if grep -aq 'pvq_locks: pv backend nmi' "$CONSOLE"; then
@@ -391,7 +391,7 @@ test_fault() {
 	# A stall panics the guest (QEMU exits), so the run ends early.
 	vm "$name" --kernel "$IMAGE" --vcpus $((2 * HOST_CPUS)) \
 		--timeout 300 --boot-timeout 0 --boot-retries 0 \
-		--lib-params "inject_fault=$fault $params" \
+		--lib-args "inject_fault=$fault $params" \
 		--append "rcupdate.rcu_cpu_stall_timeout=10 sysctl.kernel.panic_on_rcu_stall=1 softlockup_panic=1" \
 		--guest-script "$GUEST" --guest-env "LT_TYPES=spin_lock" \
 		--guest-env "LT_SECS=60"

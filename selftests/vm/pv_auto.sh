@@ -16,6 +16,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/lib/functions.sh
 . "$ROOT/tools/lib/functions.sh"
+PROG=pv_auto
 VMRUN=$ROOT/tools/vmrun
 modules=$ROOT
 type=pvqspinlock
@@ -23,11 +24,10 @@ host_cpus=""
 outdir=$ROOT/out/pv-auto
 
 usage() {
-	cat >&2 <<EOF
+	cat <<EOF
 usage: $0 [--type T] [--host-cpus LIST] [--modules DIR] [--outdir DIR]
   --type T      a PV torture type to run (default: $type)
 EOF
-	exit 2
 }
 
 while [ $# -gt 0 ]; do
@@ -36,11 +36,12 @@ while [ $# -gt 0 ]; do
 	--host-cpus) host_cpus=${2:-}; shift ;;
 	--modules) modules=${2:-}; shift ;;
 	--outdir) outdir=${2:-}; shift ;;
-	*) usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option '$1'" ;;
 	esac
 	shift
 done
-[ -n "$type" ] || usage
+[ -n "$type" ] || usage_error "--type: empty"
 
 tap_start
 mkdir -p "$outdir"

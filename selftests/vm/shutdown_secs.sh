@@ -18,6 +18,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/lib/functions.sh
 . "$ROOT/tools/lib/functions.sh"
+PROG=shutdown_secs
 VMRUN=$ROOT/tools/vmrun
 modules=$ROOT
 type=qspinlock
@@ -28,7 +29,7 @@ outdir=$ROOT/out/shutdown-secs
 negative=0
 
 usage() {
-	cat >&2 <<EOF
+	cat <<EOF
 usage: $0 [--type T] [--secs N] [--vcpus N] [--host-cpus LIST] [--modules DIR]
           [--outdir DIR] [--negative]
   --type T      torture type (default: $type)
@@ -36,7 +37,6 @@ usage: $0 [--type T] [--secs N] [--vcpus N] [--host-cpus LIST] [--modules DIR]
   --negative    also check that vmrun --expect-poweroff fails for a run
                 that does not power off (one more guest boot)
 EOF
-	exit 2
 }
 
 while [ $# -gt 0 ]; do
@@ -48,11 +48,13 @@ while [ $# -gt 0 ]; do
 	--modules) modules=${2:-}; shift ;;
 	--outdir) outdir=${2:-}; shift ;;
 	--negative) negative=1 ;;
-	*) usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option '$1'" ;;
 	esac
 	shift
 done
-[[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ && -n $type ]] || usage
+[[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ && -n $type ]] ||
+	usage_error "--secs and --vcpus: whole numbers from 1; --type: not empty"
 
 # Line number of the first console line containing $2 (fixed string), or 0.
 line_of() {

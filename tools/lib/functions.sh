@@ -66,6 +66,23 @@ tap_end() {
 	((TAP_FAILED == 0))
 }
 
+# A test script that takes no options: -h/--help prints what it does,
+# anything else is an error (exit 2).  "$@": the script's arguments.
+no_options() {
+	case ${1-} in
+	"") return 0 ;;
+	-h | --help)
+		echo "usage: $0   (runs its tests, prints TAP; takes no options)"
+		exit 0
+		;;
+	*)
+		printf '%s: unknown option %s\n' "$0" "$1" >&2
+		echo "usage: $0" >&2
+		exit 2
+		;;
+	esac
+}
+
 # --- errors --------------------------------------------------------------
 
 # A bad option or value: the message, the usage, exit 2.
