@@ -531,7 +531,7 @@ static const struct pvq_pv_ops *pvq_pv_auto(void)
 		pvq_pv_reason = "the hypervisor offers KVM PV unhalt";
 		return &pvq_pv_kvm;
 	}
-	pvq_pv_reason = "no KVM PV unhalt: halt, and kick with a reschedule IPI, or an NMI where the waiter has interrupts off";
+	pvq_pv_reason = "no KVM PV unhalt: kick with an IPI, or an NMI where interrupts are off";
 	return &pvq_pv_nmi;
 }
 
@@ -562,14 +562,14 @@ int pvq_pv_select(const char *name)
 	/* Before the first wait that an NMI must end. */
 	if ((ops == &pvq_pv_nmi || ops == &pvq_pv_strict) && !pvq_nmi_in_use) {
 		err = pvq_nmi_init();
-		if (err && ops == &pvq_pv_nmi && !strcmp(name, "auto")) {
-			/* auto's choice only: the IPI kick still works. */
-			pvq_pv_reason = "no KVM PV unhalt, and no NMI handler: halt, and kick with a reschedule IPI";
-			ops = &pvq_pv_ipi;
-		} else if (err) {
-			return err;
-		} else {
+		if (!err) {
 			pvq_nmi_in_use = true;
+		} else if (ops == &pvq_pv_nmi && !strcmp(name, "auto")) {
+			/* auto's choice only: the IPI kick still works. */
+			pvq_pv_reason = "no KVM PV unhalt, no NMI handler: kick with an IPI";
+			ops = &pvq_pv_ipi;
+		} else {
+			return err;
 		}
 	}
 	if (strcmp(name, "auto"))

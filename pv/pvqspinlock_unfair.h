@@ -5,9 +5,9 @@
  *
  * A contender that finds the lock held spins trying to steal it (one
  * cmpxchg of the whole lock word whenever the lock is free, queue or no
- * queue, counted against the pass bound past a queue) for up to steal_spin
+ * queue, counted against the pass bound past a queue) for up to unfair_steal_spin
  * loops before it queues.  The queue head competes with the stealers until
- * it has been starved for starvation_bound_us; then it sets the pending
+ * it has been starved for unfair_bound_us; then it sets the pending
  * bit, which stops all stealing until it has the lock.  See
  * Documentation/unfair.rst and, for the pass bound, Documentation/pv.rst.
  */

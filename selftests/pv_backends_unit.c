@@ -214,7 +214,7 @@ TEST(kvm_refused_without_pv_unhalt)
 	EXPECT_STREQ("strict", pvq_pv->name);
 	ASSERT_EQ(0, pvq_pv_select("auto"));
 	EXPECT_STREQ("nmi", pvq_pv->name);
-	EXPECT_TRUE(!!strstr(pvq_pv_reason, "an NMI where the waiter has interrupts off"))
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "an NMI where interrupts are off"))
 		TH_LOG("reason: %s", pvq_pv_reason);
 
 	/* Another hypervisor (TCG): the same. */

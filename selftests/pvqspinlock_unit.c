@@ -739,7 +739,7 @@ TEST_F(pvqspin, steal_refused_while_head_spins_with_pending)
 
 /*
  * Hold the lock with a ghost queue behind it, and start a fair contender
- * on CPU 1 with a steal loop of @steal_spin loops.
+ * on CPU 1 with a steal loop of @steal_spin loops (fair_steal_spin).
  */
 static int start_fair_stealer(struct pvq_qspinlock *lock, struct contender *c,
 			      int steal_spin)
@@ -1388,7 +1388,7 @@ TEST_F(pvqspin, head_parks_after_failed_deferred_hash)
 
 #ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 /*
- * Unfair mode: a CPU steals past queued waiters at most steal_budget
+ * Unfair mode: a CPU steals past queued waiters at most unfair_steal_budget
  * times, then must queue; stealing from an empty queue is not limited.
  */
 TEST_F(pvqspin, unfair_steal_budget_sends_stealer_to_queue)

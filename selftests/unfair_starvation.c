@@ -14,7 +14,7 @@
  *
  * What the design does bound whatever the scheduler does is the queue
  * head's own wait once it runs: it notes the time, lets stealers pass for
- * starvation_bound_us, then sets the pending bit, after which its
+ * unfair_bound_us, then sets the pending bit, after which its
  * pending -> locked cmpxchg is the only way to the lock, even while it is
  * halted or woken late.  With the bound at 0 that leaves the current owner
  * and a steal racing with the head's first look at the clock: at most two
@@ -41,7 +41,7 @@
  * that was robbed once (halted, woke, found the lock taken) block stealing
  * before it halts again: once its second halt has begun, nobody else takes
  * the lock before it (the owner of the moment has it already).  The
- * second-halt run sets starvation_bound_us beyond the whole test
+ * second-halt run sets unfair_bound_us beyond the whole test
  * (SECOND_HALT_BOUND_US, more than the module parameter allows), so that
  * only that rule blocks stealing, and counts for every head wait the
  * acquisitions by others after its second wait() on the locked byte
@@ -65,7 +65,7 @@
  *      context switch, from getrusage()) are reported but not judged: a
  *      head preempted before it blocks is the "wake latency" case;
  *   3. LOCK_STATS=y: steal_block > 0, the bound really engaged.
- * Second-halt run (starvation_bound_us SECOND_HALT_BOUND_US):
+ * Second-halt run (unfair_bound_us SECOND_HALT_BOUND_US):
  *   4. as 1;
  *   5. no queue head was passed after its second halt began, in any head
  *      wait (preempted or not: the pending bit holds while the head is off
@@ -133,7 +133,7 @@
 #define MIN_HEAD_WAITS		20
 #define MIN_SECOND_HALTS	20
 /*
- * The second-halt run's starvation_bound_us: 100 s, beyond any run of
+ * The second-halt run's unfair_bound_us: 100 s, beyond any run of
  * the test (MAX_MS, WATCHDOG_MS), so that no head reaches it.  The module
  * parameter stops at 1 s; the lock code takes any int.
  */
@@ -152,7 +152,7 @@
 #define PASS_RUN_BOUND		16
 #define FAIR_BOUND_NEVER_US	100000000
 /*
- * Critical section, in pause loops: longer than the default steal_spin
+ * Critical section, in pause loops: longer than the default unfair_steal_spin
  * (128 loops), so that contenders arriving during one run out of steal
  * loops and queue, and there are queue heads to watch.  Both are counted
  * in the same loops, so this holds whatever a pause costs.
@@ -637,10 +637,10 @@ static void print_usage(const char *prog)
 		"  -d  each run lasts at least this long (default %d ms; on to %d ms until\n"
 		"      %d head waits, or %d that halted twice)\n"
 		"  -c  pin all threads to this many cpus, 0: no pinning (default %d)\n"
-		"  -b  starvation_bound_us of the bound run (default 0; the limit of\n"
+		"  -b  unfair_bound_us of the bound run (default 0; the limit of\n"
 		"      check 2 holds for 0; the second-halt run uses %d)\n"
-		"  -S  steal_spin (default %d)\n"
-		"  -B  steal_budget (default %d, at most %d)\n"
+		"  -S  unfair_steal_spin (default %d)\n"
+		"  -B  unfair_steal_budget (default %d, at most %d)\n"
 		"  -s  PV spin threshold (default %d)\n"
 		"  -w  a halted queue head wakes this many us after its kick (default %d, max %d)\n"
 		"  -T  pvqspinlock_unfair (default) or tas, for comparison\n"
@@ -733,7 +733,7 @@ static void bound_run(struct worker *workers)
 
 	running = RUN_BOUND;
 	pvq_starvation_bound_us = cfg.bound_us;
-	ksft_print_msg("bound run: starvation_bound_us %d\n", cfg.bound_us);
+	ksft_print_msg("bound run: unfair_bound_us %d\n", cfg.bound_us);
 	elapsed_ms = run(workers);
 	check_counts(workers, "", elapsed_ms);
 	check_heads(workers, elapsed_ms);
@@ -754,7 +754,7 @@ static void second_halt_run(struct worker *workers)
 	}
 	running = RUN_SECOND_HALT;
 	pvq_starvation_bound_us = SECOND_HALT_BOUND_US;
-	ksft_print_msg("second-halt run: starvation_bound_us %d, never reached\n",
+	ksft_print_msg("second-halt run: unfair_bound_us %d, never reached\n",
 		       SECOND_HALT_BOUND_US);
 	elapsed_ms = run(workers);
 	check_counts(workers, " (second-halt run)", elapsed_ms);
@@ -833,7 +833,7 @@ int main(int argc, char **argv)
 	pvq_pv = &late_wake_ops;
 	ksft_print_msg("%s: %u threads on %u pinned cpu(s), critical section %d pause loops\n",
 		       cfg.type->name, cfg.threads, cpus, CS_LOOPS);
-	ksft_print_msg("steal_spin %d, steal_budget %d, spin_threshold %d\n",
+	ksft_print_msg("unfair_steal_spin %d, unfair_steal_budget %d, spin_threshold %d\n",
 		       cfg.steal_spin, cfg.steal_budget, cfg.spin_threshold);
 	ksft_print_msg("late head wake-up %d us\n", cfg.late_wake_us);
 
