@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qspinlock_torture: CPU hotplug during a run (onoff_interval).
+ * qspinlock_torture: CPU hotplug during a run (onoff_interval_ms).
  *
  * One kthread alternates: take a random hot-pluggable CPU offline with
- * remove_cpu(), wait onoff_interval ms, bring it back with add_cpu(), wait
+ * remove_cpu(), wait onoff_interval_ms ms, bring it back with add_cpu(), wait
  * again.  A CPU that fails to come back is retried before anything else
  * goes offline, so at most one CPU is ever missing because of us.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qspinlock_torture: CPU hotplug during a run (onoff_interval).
+ * qspinlock_torture: CPU hotplug during a run (onoff_interval_ms).
  *
  * One kthread takes a random hot-pluggable CPU offline, waits, brings it
  * back, waits, and so on, while the writers hammer the lock: the lock must
@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-/* Bounds of the onoff_interval (ms) and onoff_holdoff (s) parameters. */
+/* Bounds of the onoff_interval_ms (ms) and onoff_holdoff (s) parameters. */
 #define TORTURE_ONOFF_MAX_MS		60000
 #define TORTURE_ONOFF_MAX_HOLDOFF	3600
 

@@ -85,9 +85,9 @@ static int shutdown_secs;
 module_param(shutdown_secs, int, 0444);
 MODULE_PARM_DESC(shutdown_secs, "End the test and power the machine off after this many seconds (0: never)");
 
-static int onoff_interval;
-module_param(onoff_interval, int, 0444);
-MODULE_PARM_DESC(onoff_interval, "Take a random CPU offline, or back online, every this many ms (0: never; needs CONFIG_HOTPLUG_CPU)");
+static int onoff_interval_ms;
+module_param(onoff_interval_ms, int, 0444);
+MODULE_PARM_DESC(onoff_interval_ms, "Take a random CPU offline, or back online, every this many ms (0: never; needs CONFIG_HOTPLUG_CPU)");
 
 static int onoff_holdoff;
 module_param(onoff_holdoff, int, 0444);
@@ -406,12 +406,12 @@ static void torture_print_writes(const struct torture_totals *t, u64 failures)
 
 static void torture_print_params(const char *what)
 {
-	torture_alert("--- %s: nwriters_stress=%d nlocks=%d nested_locks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d irq_mode=%s bind_writers=%d balance_writers=%d stall_secs=%d verbose=%d onoff_interval=%d onoff_holdoff=%d\n",
+	torture_alert("--- %s: nwriters_stress=%d nlocks=%d nested_locks=%d cs_loops=%d between_loops=%d runtime_secs=%d stat_interval=%d shutdown_secs=%d long_hold=%d irqs_disabled=%d irq_mode=%s bind_writers=%d balance_writers=%d stall_secs=%d verbose=%d onoff_interval_ms=%d onoff_holdoff=%d\n",
 		      what, nwriters, nlocks, nested_locks, cs_loops,
 		      between_loops, runtime_secs, stat_interval, shutdown_secs,
 		      long_hold, irqs_disabled, irq_mode, bind_writers,
 		      balance_writers,
-		      stall_secs, verbose, onoff_interval, onoff_holdoff);
+		      stall_secs, verbose, onoff_interval_ms, onoff_holdoff);
 }
 
 /*
@@ -736,13 +736,13 @@ static int torture_check_onoff(void)
 {
 	int err;
 
-	err = torture_check_range("onoff_interval", onoff_interval, 0,
+	err = torture_check_range("onoff_interval_ms", onoff_interval_ms, 0,
 				  TORTURE_ONOFF_MAX_MS);
 	err |= torture_check_range("onoff_holdoff", onoff_holdoff, 0,
 				   TORTURE_ONOFF_MAX_HOLDOFF);
-	if (!err && onoff_interval && !IS_ENABLED(CONFIG_HOTPLUG_CPU)) {
-		torture_err("onoff_interval=%d: this kernel has no CONFIG_HOTPLUG_CPU; valid: 0\n",
-			    onoff_interval);
+	if (!err && onoff_interval_ms && !IS_ENABLED(CONFIG_HOTPLUG_CPU)) {
+		torture_err("onoff_interval_ms=%d: this kernel has no CONFIG_HOTPLUG_CPU; valid: 0\n",
+			    onoff_interval_ms);
 		err = -EINVAL;
 	}
 	return err;
@@ -900,7 +900,7 @@ static int torture_start_threads(void)
 		wake_up_process(writers[i].task);
 	}
 	wake_up_process(control_task);
-	return torture_onoff_start(torture_type, onoff_interval, onoff_holdoff,
+	return torture_onoff_start(torture_type, onoff_interval_ms, onoff_holdoff,
 				   verbose);
 }
 

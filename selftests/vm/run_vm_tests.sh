@@ -64,7 +64,7 @@ Options:
   --pv-vcpus N        the VM with N vCPUs also runs the PV checks
                       (default: $PV_VCPUS; 0: none)
   --hotplug-vcpus N   the VM with N vCPUs also runs every type with CPU
-                      hotplug (onoff_interval) (default: $HOTPLUG_VCPUS; 0: none)
+                      hotplug (onoff_interval_ms) (default: $HOTPLUG_VCPUS; 0: none)
   --hardened-vcpus N  the VM with N vCPUs also runs the hardened runs
                       (irq_mode=mixed nested_locks=2; default:
                       $HARDENED_VCPUS; 0: none)

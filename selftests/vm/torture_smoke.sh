@@ -20,7 +20,7 @@
 #           type on pv_backend=strict (no lost
 #           wakeup), refused backends and thresholds, and no inject_fault
 #           in this (non-fault) build
-#   HOTPLUG_TESTS 1: also one run per type with CPU hotplug (onoff_interval)
+#   HOTPLUG_TESTS 1: also one run per type with CPU hotplug (onoff_interval_ms)
 #           and the refused hotplug parameters
 #   HARDENED_TESTS 1: also the hardened runs: every type with locks taken
 #           from softirq, hardirq and NMI context and nested writer locks
@@ -700,16 +700,16 @@ check_hotplug() {
 hotplug_tests() {
 	HOTPLUG_ONLINE=$(cat "$CPUS_ONLINE")
 	run_table 3<<'EOF_TABLE'
-torture {t} onoff_interval=200 onoff_holdoff=0 | torture_type={types} onoff_interval=200 onoff_holdoff=0 | pass no-fairness check_hotplug
+torture {t} onoff_interval_ms=200 onoff_holdoff=0 | torture_type={types} onoff_interval_ms=200 onoff_holdoff=0 | pass no-fairness check_hotplug
 # A CPU goes offline at once and the next operation would come long
 # after the run: only the end of the run can bring it back.
-torture {t} onoff_interval=60000 (CPU offline at the end) | torture_type={first} onoff_interval=60000 | pass no-fairness check_hotplug
+torture {t} onoff_interval_ms=60000 (CPU offline at the end) | torture_type={first} onoff_interval_ms=60000 | pass no-fairness check_hotplug
 EOF_TABLE
 	diag "online CPUs: $HOTPLUG_ONLINE before, $(cat "$CPUS_ONLINE") after"
 	run_table 3<<'EOF_TABLE'
-refuse onoff_interval=60001 | torture_type={first} runtime_secs=1 onoff_interval=60001 | refused onoff_interval=60001 out of range
-refuse onoff_interval=-1    | torture_type={first} runtime_secs=1 onoff_interval=-1    | refused onoff_interval=-1 out of range
-refuse onoff_holdoff=3601   | torture_type={first} runtime_secs=1 onoff_interval=100 onoff_holdoff=3601 | refused onoff_holdoff=3601 out of range
+refuse onoff_interval_ms=60001 | torture_type={first} runtime_secs=1 onoff_interval_ms=60001 | refused onoff_interval_ms=60001 out of range
+refuse onoff_interval_ms=-1    | torture_type={first} runtime_secs=1 onoff_interval_ms=-1    | refused onoff_interval_ms=-1 out of range
+refuse onoff_holdoff=3601   | torture_type={first} runtime_secs=1 onoff_interval_ms=100 onoff_holdoff=3601 | refused onoff_holdoff=3601 out of range
 EOF_TABLE
 }
 
@@ -903,7 +903,7 @@ EOF_TABLE
 		HOTPLUG_ONLINE=$(cat "$CPUS_ONLINE")
 		run_table 3<<EOF_TABLE
 torture {t} irq_mode=mixed nested_locks=2 nlocks=4 (hardened, pv_backend=$backend) | torture_type={strict} irq_mode=mixed nested_locks=2 nlocks=4 | pass no-fairness check_irq_contexts
-torture {t} irqs_disabled=1 onoff_interval=200 onoff_holdoff=0 (pv_backend=$backend) | torture_type={strict} irqs_disabled=1 onoff_interval=200 onoff_holdoff=0 | pass no-fairness check_hotplug
+torture {t} irqs_disabled=1 onoff_interval_ms=200 onoff_holdoff=0 (pv_backend=$backend) | torture_type={strict} irqs_disabled=1 onoff_interval_ms=200 onoff_holdoff=0 | pass no-fairness check_hotplug
 EOF_TABLE
 	done
 	reload_lib
