@@ -60,7 +60,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check options-check deps deps-check test run \
+.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check options-check figures-check deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -105,6 +105,7 @@ series-check:
 # the guest's /init, busybox sh.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	scripts/gen-kernel-series scripts/check-words scripts/check-options \
+	scripts/check-figures \
 	selftests/ksft_runner.sh selftests/kernel_series_test.sh \
 	$(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
@@ -143,13 +144,19 @@ options-check:
 	@scripts/check-options --self-test
 	@scripts/check-options
 
+# The figures a document quotes from a published run are the run's
+# (scripts/check-figures; its self-test first).
+figures-check:
+	@scripts/check-figures --self-test
+	@scripts/check-figures
+
 # No in-house words in the product (scripts/check-words says which); its
 # self-test first, so that a rule that catches nothing fails.
 words-check:
 	@scripts/check-words --self-test
 	@scripts/check-words
 
-check: sparse checkpatch series-check docs-check shellcheck words-check options-check
+check: sparse checkpatch series-check docs-check shellcheck words-check options-check figures-check
 
 clean: clean-modules
 	$(MAKE) -C selftests clean
@@ -269,7 +276,7 @@ bench: deps-check
 	BENCH_MAKE_COMMAND="$(strip make bench $(MAKEOVERRIDES))" \
 		tools/bench --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS)
 
-# Real workloads (dbench, hackbench, perf bench futex, stress-ng malloc,
+# Real workloads (dbench, hackbench, perf bench futex, stress-ng brk,
 # locktorture) on the kernels make kernel builds, K guests at once per
 # overcommit level, with a report in the form of the qspinlock v9 results
 # (Raghavendra K T, 27 April 2014)

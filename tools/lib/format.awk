@@ -6,7 +6,8 @@
 #
 #   fmt_si(x)                 three significant figures, SI suffix
 #   fmt_pct(ref, x, higher)   signed %-change of x against ref, positive =
-#                             better (higher: 1 when higher is better)
+#                             better (higher: 1 when higher is better); a
+#                             ratio ("12.0x better") past +-1000%
 #   verdict(a, b)             "*" when samples a and b differ significantly,
 #                             "neutral" when not, "n/a" when it cannot tell
 #   add_level(l)              l into level[1..nlevels] (numeric order,
@@ -41,12 +42,17 @@ function fmt_si(x,    a, s) {
 	return sprintf("%.3g", x)
 }
 
-# Signed so that positive is better.
-function fmt_pct(ref, x, higher,    p) {
+# Signed so that positive is better.  A change of 1000% or more either way
+# (one side 11 times the other) reads better as a ratio: "41.7kx worse".
+function fmt_pct(ref, x, higher,    p, r) {
 	if (ref == 0)
 		return ""
 	p = (higher ? x - ref : ref - x) / ref * 100
-	return sprintf(p >= 1000 || p <= -1000 ? "%+.0f%%" : "%+.1f%%", p)
+	if ((p >= 1000 || p <= -1000) && x != 0) {
+		r = higher ? x / ref : ref / x
+		return r >= 1 ? fmt_si(r) "x better" : fmt_si(1 / r) "x worse"
+	}
+	return sprintf("%+.1f%%", p)
 }
 
 function verdict(a, b,    v) {
