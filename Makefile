@@ -290,6 +290,7 @@ KBENCH_ARGS = $(if $(KERNELS),--kernels '$(KERNELS)') \
 	      $(if $(SECS),--secs '$(SECS)') \
 	      $(if $(WORKLOADS),--workloads '$(WORKLOADS)') \
 	      $(if $(COUNTERS),--counters '$(COUNTERS)') \
+	      $(if $(PROFILE),--profile '$(PROFILE)') \
 	      $(if $(HOGS),--hogs '$(HOGS)') \
 	      $(if $(filter 1 y,$(NEIGHBOUR)),--neighbour) \
 	      $(if $(filter 1 y,$(SINGLE)),--single) \

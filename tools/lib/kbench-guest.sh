@@ -13,6 +13,10 @@
 #   KB_T0         host epoch second at which the first slot starts
 #                 (0: start at once, one after the other)
 #   KB_SLOT       seconds from one slot's start to the next's
+#   KB_PROFILE    1: sample every CPU with perf record (cpu-clock, 250 Hz)
+#                 while each workload runs, and print the symbols that
+#                 took at least 1% of the samples as "kbench-profile:
+#                 WORKLOAD <perf report line>" (tools/kbench --profile)
 #
 # The workloads (Documentation/kbench.rst says why each, and what it
 # measures):
@@ -111,6 +115,37 @@ wait_until() {
 	fi
 }
 
+# perf record of every CPU while the workload runs: started before it,
+# and waited for (under emulation perf takes seconds to start sampling),
+# stopped after it with SIGTERM (a background job of a script ignores
+# SIGINT).  The profile run is not measured, so the delay costs nothing.
+profile_start() {
+	[ "${KB_PROFILE:-0}" = 1 ] || return 0
+	# Debian's kernels default to 3, which leaves perf record -a only
+	# the idle loop, even as root.
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	rm -f /tmp/perf.data
+	perf record -a -F 250 -e cpu-clock -o /tmp/perf.data >/tmp/perf.log 2>&1 &
+	profile_pid=$!
+	i=0
+	while [ ! -s /tmp/perf.data ] && [ $i -lt 20 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	sleep 1
+}
+
+profile_stop() {
+	[ "${KB_PROFILE:-0}" = 1 ] || return 0
+	kill -TERM "$profile_pid" 2>/dev/null
+	wait "$profile_pid" 2>/dev/null
+	perf report -i /tmp/perf.data --stdio --no-children --sort comm,sym \
+		--percent-limit 1 -q 2>/tmp/perf.log | sed 's/^ *//; /^$/d' |
+		head -n 30 >/tmp/kbench.profile
+	[ -s /tmp/kbench.profile ] || { echo "no samples:"; tail -n 3 /tmp/perf.log; } >/tmp/kbench.profile
+	print_lines kbench-profile "$1" /tmp/kbench.profile
+}
+
 slot=0
 status=0
 # tools/kbench times the next group's boots from this line.
@@ -121,6 +156,7 @@ for w in $KB_WORKLOADS; do
 	slot=$((slot + 1))
 	[ -f $events ] && echo reset >$events
 	mark "begin $w late $late"
+	profile_start
 	start=$(uptime_cs)
 	case $w in
 	dbench) run_dbench ;;
@@ -132,6 +168,7 @@ for w in $KB_WORKLOADS; do
 	esac >$out 2>&1
 	rc=$?
 	stop=$(uptime_cs)
+	profile_stop "$w"
 	print_lines kbench-out "$w" $out
 	if [ -f $events ]; then
 		cp $events /tmp/kbench.events
