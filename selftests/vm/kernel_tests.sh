@@ -202,6 +202,41 @@ check_locktorture() {
 	fi
 }
 
+# lt_imbalance_only TYPE: locktorture TYPE ended in SUCCESS and its only
+# complaint is an imbalance ("???", a thread with under half another's
+# count), no failure ("!!!").
+lt_imbalance_only() {
+	local sec stats
+	sec=$(lt_section "$CONSOLE" "$1")
+	stats=$(grep -aE '(Writes|Reads ):  Total:' <<<"$sec")
+	grep -aq 'End of test: SUCCESS' <<<"$sec" && [[ -n $stats ]] &&
+		grep -aq '???' <<<"$stats" && ! grep -aq '!!!' <<<"$stats"
+}
+
+# check_locktorture_at LEVEL LABEL TYPE VCPUS SECS: check_locktorture, but
+# at 4x and above an imbalance alone is run again once, in a guest of its
+# own: upstream locktorture does not balance its threads, and the host's
+# uneven sharing of 2 CPUs among 8 vCPUs can leave one reader at a third
+# of another for a whole run (seen once in rw_lock's readers, 3.1; the
+# writers 1.7).  A lock that starves a thread shows it in both runs.
+check_locktorture_at() {
+	local level=$1 label=$2 t=$3 vcpus=$4 secs=$5
+	local saved_console=$CONSOLE saved_dir=$VM_DIR saved_rc=$VM_RC
+	if ((level < 4)) || ! lt_imbalance_only "$t"; then
+		check_locktorture "$label" "$t"
+		return
+	fi
+	diag "$label: locktorture $t: an imbalance (???) alone; once more in a guest of its own"
+	vm "level-${level}x-$t-again" --kernel "$IMAGE" --vcpus "$vcpus" \
+		--timeout $((240 + 6 * secs)) \
+		--guest-script "$GUEST" --guest-env "LT_TYPES=$t" \
+		--guest-env "LT_SECS=$secs"
+	check_locktorture "$label (run again)" "$t"
+	CONSOLE=$saved_console
+	VM_DIR=$saved_dir
+	VM_RC=$saved_rc
+}
+
 # The kernel's counter NAME after locktorture TYPE (0 if absent).
 event() {
 	console_text "$CONSOLE" | awk -v t="$1" -v n="$2" '
@@ -321,7 +356,7 @@ test_levels() {
 			not_ok "$label: the kernel's spinlock is ours" "no 'built in' line from pvq_locks"
 		fi
 		for t in $types; do
-			check_locktorture "$label" "$t"
+			check_locktorture_at "$level" "$label" "$t" "$vcpus" "$secs"
 		done
 		if grep -a 'End of test: SUCCESS' "$CONSOLE" | grep -aq 'irq_mode=mixed'; then
 			ok "$label: our torture spin_lock (the kernel's lock), irq_mode=mixed, SUCCESS"
