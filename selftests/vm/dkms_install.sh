@@ -50,17 +50,12 @@ while (($#)); do
 	shift
 done
 
-conf() {
-	sed -n "s/^$1=\"\\(.*\\)\"\$/\\1/p" "$ROOT/dkms.conf"
-}
-
 tap_start
 rm -rf "$outdir"
 mkdir -p "$outdir"
-name=$(conf PACKAGE_NAME)
-ver=$(conf PACKAGE_VERSION)
-release=$(find /lib/modules -mindepth 1 -maxdepth 1 -name "$KVER.*" \
-	-exec test -f '{}/build/Makefile' ';' -printf '%f\n' | sort -V | tail -n 1)
+name=$(dkms_conf PACKAGE_NAME)
+ver=$(dkms_conf PACKAGE_VERSION)
+release=$(newest_headers "$KVER")
 diag "package $name $ver, kernel ${release:-none}"
 dest=/lib/modules/$release/updates/dkms
 

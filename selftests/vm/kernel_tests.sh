@@ -182,11 +182,16 @@ vm_reasons() {
 	grep -a '^reason=' "$VM_DIR/result" | head -n "$1" | tr '\n' ' '
 }
 
+# lt_stats SECTION: locktorture's Writes/Reads statistics lines in it.
+lt_stats() {
+	grep -aE '(Writes|Reads ):  Total:' <<<"$1"
+}
+
 # check_locktorture LABEL TYPE: SUCCESS, and no ???/!!! on its stats lines.
 check_locktorture() {
 	local label=$1 t=$2 sec stats
 	sec=$(lt_section "$CONSOLE" "$t")
-	stats=$(grep -aE '(Writes|Reads ):  Total:' <<<"$sec")
+	stats=$(lt_stats "$sec")
 	while IFS= read -r line; do
 		[[ -n $line ]] && diag "$label $t: ${line#*] }"
 	done <<<"$stats"
@@ -208,7 +213,7 @@ check_locktorture() {
 lt_imbalance_only() {
 	local sec stats
 	sec=$(lt_section "$CONSOLE" "$1")
-	stats=$(grep -aE '(Writes|Reads ):  Total:' <<<"$sec")
+	stats=$(lt_stats "$sec")
 	grep -aq 'End of test: SUCCESS' <<<"$sec" && [[ -n $stats ]] &&
 		grep -aq '???' <<<"$stats" && ! grep -aq '!!!' <<<"$stats"
 }

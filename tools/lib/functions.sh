@@ -154,3 +154,18 @@ kernel_versions() {
 		basename "$d"
 	done | sort -V
 }
+
+# newest_headers VERSION: the release (as uname -r names it) of the newest
+# kernel of VERSION whose headers are installed under /lib/modules; empty
+# if none.
+newest_headers() {
+	find /lib/modules -mindepth 1 -maxdepth 1 -name "$1.*" \
+		-exec test -f '{}/build/Makefile' ';' -printf '%f\n' 2>/dev/null |
+		sort -V | tail -n 1
+}
+
+# dkms_conf NAME: the value of variable NAME in the tree's dkms.conf.
+dkms_conf() {
+	sed -n "s/^$1=\"\\(.*\\)\"\$/\\1/p" \
+		"$(dirname "${BASH_SOURCE[0]}")/../../dkms.conf"
+}

@@ -88,12 +88,12 @@ set_lib_param() {
 	case $(stat -c %a "$LIB_PARAMS_DIR/$name") in
 	*[2367]??) ;;
 	*)
+		# Loaded again or not, the next run needs the load's library.
+		: >/tmp/lib-reloaded
 		if ! reload_lib "$1"; then
 			mark "run $n: cannot load pvq_locks with $1"
-			: >/tmp/lib-reloaded
 			return 1
 		fi
-		: >/tmp/lib-reloaded
 		mark "run $n: pvq_locks loaded again: $name=$(cat "$LIB_PARAMS_DIR/$name")"
 		return 0
 		;;
