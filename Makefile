@@ -278,12 +278,13 @@ bench: deps-check
 		tools/bench --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS)
 
 # Real workloads (dbench, hackbench, perf bench futex, stress-ng brk,
-# locktorture) on the kernels make kernel builds, K guests at once per
+# locktorture spin_lock and spin_lock_irq) on the kernels make kernel builds, K guests at once per
 # overcommit level, with a report in the form of the qspinlock v9 results
 # (Raghavendra K T, 27 April 2014)
 # (results/<date>-kbench/report.md); see Documentation/kbench.rst.
 #   KERNELS="base unfair native pv stock" LEVELS="1 2" RUNS=3 SECS=4
-#   WORKLOADS="dbench hackbench futex memory locktorture" COUNTERS=all
+#   WORKLOADS="dbench hackbench futex memory locktorture locktorture_irq"
+#   COUNTERS=all
 #   HOGS=0 NEIGHBOUR=1 SINGLE=1 TAG=kbench
 KBENCH_ARGS = $(if $(KERNELS),--kernels '$(KERNELS)') \
 	      $(if $(LEVELS),--levels '$(LEVELS)') \

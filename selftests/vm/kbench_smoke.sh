@@ -18,7 +18,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 readonly ROOT
 # shellcheck source=tools/lib/functions.sh
 . "$ROOT/tools/lib/functions.sh"
-readonly WORKLOADS="dbench hackbench futex memory locktorture"
+readonly WORKLOADS="dbench hackbench futex memory locktorture locktorture_irq"
 
 KERNEL=all+faults
 SECS=2

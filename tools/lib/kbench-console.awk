@@ -124,17 +124,17 @@ function parse_output(w, line,    f, n, i) {
 			split(after(line, "] "), f, " ")
 			val[w] = f[6]
 		}
-	} else if (w == "locktorture") {
+	} else if (is_locktorture(w)) {
 		if (line ~ /^kbench-elapsed: /)
-			lt_elapsed = word(line, 2)
+			lt_elapsed[w] = word(line, 2)
 		else if (line ~ /Writes: +Total: [0-9]+/) {
-			lt_total = word(after(line, "Total: "), 1)
+			lt_total[w] = word(after(line, "Total: "), 1)
 			if (line ~ /!!!/)
 				problem(w, "locktorture: " line)
 		} else if (line ~ /End of test: /) {
 			# "End of test: SUCCESS: nwriters_stress=..."
-			lt_result = word(after(line, "End of test: "), 1)
-			sub(/:$/, "", lt_result)
+			lt_result[w] = word(after(line, "End of test: "), 1)
+			sub(/:$/, "", lt_result[w])
 		}
 	}
 }
@@ -145,10 +145,18 @@ function finish(    w) {
 		val["hackbench"] = hb_groups * hb_fds * hb_fds * hb_loops * hb_runs / hb_time
 	if (fx_threads && fx_avg != "")
 		val["futex"] = fx_avg * fx_threads
-	if (lt_elapsed > 0 && lt_total != "")
-		val["locktorture"] = lt_total / lt_elapsed
-	if (("locktorture" in begun) && lt_result != "" && lt_result != "SUCCESS")
-		problem("locktorture", "locktorture: End of test: " lt_result)
+	for (w in lt_total)
+		if (lt_elapsed[w] > 0 && lt_total[w] != "")
+			val[w] = lt_total[w] / lt_elapsed[w]
+	for (w in lt_result)
+		if ((w in begun) && lt_result[w] != "" && lt_result[w] != "SUCCESS")
+			problem(w, "locktorture: End of test: " lt_result[w])
+}
+
+# locktorture (torture_type=spin_lock) and locktorture_irq (spin_lock_irq)
+# print the same lines.
+function is_locktorture(w) {
+	return w == "locktorture" || w == "locktorture_irq"
 }
 
 function unit(w) {
@@ -160,7 +168,7 @@ function unit(w) {
 		return "ops/s"
 	if (w == "memory")
 		return "bogo-ops/s"
-	if (w == "locktorture")
+	if (is_locktorture(w))
 		return "writes/s"
 	return ""
 }

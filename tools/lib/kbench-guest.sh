@@ -29,6 +29,9 @@
 #                freeing, page faults): the ebizzy substitute (bogo ops/s)
 #   locktorture  the upstream locktorture, torture_type=spin_lock, default
 #                writers (2 per vCPU), on the kernel's own lock (writes/s)
+#   locktorture_irq  the same with torture_type=spin_lock_irq: its writers
+#                wait with interrupts off, as most of the kernel's own
+#                waiters do (writes/s)
 #
 # Output, on the console through printk (whole lines), between
 #   "kbench: begin WORKLOAD late N" and
@@ -90,12 +93,13 @@ run_memory() {
 	stress-ng --brk "$cpus" --timeout "$KB_SECS" --metrics-brief
 }
 
+# run_locktorture TYPE: locktorture's torture_type TYPE for KB_SECS.
 run_locktorture() {
 	grep -q '^torture ' /proc/modules || insmod /modules/torture.ko ||
 		return 1
 	dmesg -c >/dev/null
 	start=$(uptime_cs)
-	insmod /modules/locktorture.ko torture_type=spin_lock stat_interval=0 ||
+	insmod /modules/locktorture.ko torture_type="$1" stat_interval=0 ||
 		return 1
 	sleep "$KB_SECS"
 	rmmod locktorture || return 1
@@ -163,7 +167,8 @@ for w in $KB_WORKLOADS; do
 	hackbench) run_hackbench ;;
 	futex) run_futex ;;
 	memory) run_memory ;;
-	locktorture) run_locktorture ;;
+	locktorture) run_locktorture spin_lock ;;
+	locktorture_irq) run_locktorture spin_lock_irq ;;
 	*) echo "unknown workload $w"; false ;;
 	esac >$out 2>&1
 	rc=$?
