@@ -16,7 +16,8 @@
 # feeds only the lock activity table.
 #
 # mode=report: the verdict at 2x (or the highest level), then per
-# workload the %-change of each kernel against the reference (base) and
+# workload the %-change of each kernel against the reference (-v
+# reference=K; by default base, or stock in a run without base) and
 # the absolute values, then the lock event rates, failed runs, start skew.
 # mode=plot: "level mean stdev" blocks, one per kernel ("# label" first).
 
@@ -24,8 +25,10 @@ BEGIN {
 	FS = ","
 	if (mode == "")
 		mode = "report"
-	if (reference == "")
+	if (reference == "") {
 		reference = "base"
+		reference_default = 1
+	}
 	ST_METHOD = "welch"
 	ST_CONF = 0.95
 	nlevels = nkernels = nworkloads = nfailed = 0
@@ -390,6 +393,8 @@ END {
 	if (NR < 2)
 		exit 1
 	kernel_order()
+	if (reference_default && !("base" in iskernel) && ("stock" in iskernel))
+		reference = "stock"
 	if (mode == "workloads") {
 		for (i = 1; i <= nworkloads; i++)
 			print workload_list[i]
