@@ -29,7 +29,8 @@
 #   PARAVIRT_SPINLOCKS=, PARAVIRT_UNFAIR_LOCKS=, LOCK_STATS=, LOCK_DEBUG= (y
 #   or n), KVER= (6.12 or 6.1), KDIR=; bench: LEVELS= RUNS= SECS= HOGS=
 #   TORTURE_ARGS= LIB_ARGS= TAG= BASELINE=; kbench: KERNELS= LEVELS= RUNS=
-#   SECS= WORKLOADS= COUNTERS= HOGS= NEIGHBOUR=1 SINGLE=1 TAG=.
+#   SECS= WORKLOADS= COUNTERS= HOGS= NEIGHBOUR=1 SINGLE=1 SINGLE_LEVELS=
+#   TAG=.
 #
 # See README.md for the options.
 
@@ -285,7 +286,13 @@ bench: deps-check
 #   KERNELS="base unfair native pv stock" LEVELS="1 2" RUNS=3 SECS=4
 #   WORKLOADS="dbench hackbench futex memory locktorture locktorture_irq"
 #   COUNTERS=all
-#   HOGS=0 NEIGHBOUR=1 SINGLE=1 TAG=kbench
+#   HOGS=0 NEIGHBOUR=1 SINGLE=1 TAG=kbench SINGLE_LEVELS=4
+# Then, unless SINGLE=1 or SINGLE_LEVELS is empty, the same kernels at
+# SINGLE_LEVELS in one guest of that many vCPUs per host CPU
+# (results/<date>-kbench-single/): guests of 2 vCPUs have little in-guest
+# contention, so lock choice shows in the one large guest
+# (Documentation/performance.rst, "Real workloads on the NMI kick").
+SINGLE_LEVELS ?= 4
 KBENCH_ARGS = $(if $(KERNELS),--kernels '$(KERNELS)') \
 	      $(if $(LEVELS),--levels '$(LEVELS)') \
 	      $(if $(RUNS),--runs '$(RUNS)') \
@@ -297,13 +304,20 @@ KBENCH_ARGS = $(if $(KERNELS),--kernels '$(KERNELS)') \
 	      $(if $(filter 1 y,$(NEIGHBOUR)),--neighbour) \
 	      $(if $(filter 1 y,$(SINGLE)),--single) \
 	      $(if $(TAG),--tag '$(TAG)')
+# The one-guest run: the same options, then (the last one counts) its own.
+KBENCH_SINGLE = $(if $(filter 1 y,$(SINGLE)),,$(strip $(SINGLE_LEVELS)))
+KBENCH_SINGLE_ARGS = $(KBENCH_ARGS) --single --levels '$(SINGLE_LEVELS)' \
+	      --tag '$(or $(TAG),kbench)-single'
 
 .PHONY: kbench test-kbench
 kbench: deps-check
 	@# Bad options fail here, before any kernel is built.
 	@tools/kbench --dry-run $(KBENCH_ARGS) >/dev/null
+	$(if $(KBENCH_SINGLE),@tools/kbench --dry-run $(KBENCH_SINGLE_ARGS) >/dev/null)
 	KBENCH_MAKE_COMMAND="$(strip make kbench $(MAKEOVERRIDES))" \
 		tools/kbench $(KBENCH_ARGS)
+	$(if $(KBENCH_SINGLE),KBENCH_MAKE_COMMAND="$(strip make kbench $(MAKEOVERRIDES))" \
+		tools/kbench $(KBENCH_SINGLE_ARGS))
 
 # make kbench's own tests: parsers and report on fixed input (no VM).
 test-kbench:
