@@ -18,7 +18,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 readonly ROOT
 # shellcheck source=tools/lib/functions.sh
 . "$ROOT/tools/lib/functions.sh"
-readonly WORKLOADS="dbench hackbench futex memory locktorture locktorture_irq"
+# Every workload make kbench runs by default: read from its plan, so that a
+# workload added there is checked here too.
+WORKLOADS=""
 
 KERNEL=all+faults
 SECS=2
@@ -84,6 +86,13 @@ main() {
 
 	parse_args "$@"
 	tap_start
+	WORKLOADS=$("$ROOT/tools/kbench" --dry-run --kernels "$KERNEL" 2>/dev/null |
+		sed -n 's/^kbench: kernels: .*; workloads: //p')
+	if [[ -z $WORKLOADS ]]; then
+		not_ok "tools/kbench --dry-run names its default workloads"
+		tap_end
+		return
+	fi
 	rm -rf "$OUTDIR"
 	mkdir -p "$(dirname "$OUTDIR")"
 	# The test kernel has the counters: no separate counters run.
