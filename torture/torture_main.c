@@ -594,13 +594,50 @@ static enum hrtimer_restart torture_stall_check(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/* The (@n mod online CPUs)-th online CPU. */
+static int torture_nth_cpu(int n)
+{
+	int cpu;
+
+	n %= num_online_cpus();
+	for_each_online_cpu(cpu)
+		if (!n--)
+			return cpu;
+	return cpumask_first(cpu_online_mask);
+}
+
+/* Runs on the watchdog's CPU: the timer stays there (until it goes offline). */
+static void torture_stall_arm(void *unused)
+{
+	hrtimer_start(&stall_timer, ktime_set(1, 0),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * The watchdog's CPU: one that no writer is bound to, when there is one.
+ * A writer halted with interrupts off (irqs_disabled=1, on the NMI kick)
+ * keeps its CPU from running timers: a watchdog there, as on the CPU that
+ * happened to load the module, would stay blind to the stall it is for.
+ * With a writer on every CPU there is no such CPU; see torture.rst.
+ */
+static int torture_watchdog_cpu(void)
+{
+	if (bind_writers && nwriters < num_online_cpus())
+		return torture_nth_cpu(num_online_cpus() - 1);
+	return -1;
+}
+
 static void torture_stall_start(void)
 {
+	int cpu = torture_watchdog_cpu();
+
 	if (!stall_secs)
 		return;
 	hrtimer_init(&stall_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	stall_timer.function = torture_stall_check;
-	hrtimer_start(&stall_timer, ktime_set(1, 0), HRTIMER_MODE_REL_HARD);
+	/* Here if that CPU went offline meanwhile (or there is none). */
+	if (cpu < 0 || smp_call_function_single(cpu, torture_stall_arm, NULL, 1))
+		torture_stall_arm(NULL);
 	stall_armed = true;
 }
 
@@ -843,18 +880,6 @@ static int torture_alloc(void)
 		writers[i].rand = 2654435761U * (i + 1);
 	}
 	return 0;
-}
-
-/* The (@n mod online CPUs)-th online CPU. */
-static int torture_nth_cpu(int n)
-{
-	int cpu;
-
-	n %= num_online_cpus();
-	for_each_online_cpu(cpu)
-		if (!n--)
-			return cpu;
-	return cpumask_first(cpu_online_mask);
 }
 
 static int torture_start_threads(void)

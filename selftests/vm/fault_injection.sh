@@ -94,8 +94,10 @@ strict="pv_backend=strict spin_threshold=64 queue_spin_threshold=64"
 # a healthy run stay under 0.5 s, so 2 s is safe and saves time.
 fault_secs=20
 lib_stall_secs=2
+# add_lib_run LIB_PARAMS TORTURE_PARAMS WHAT [CPU]: CPU loads the torture
+# module (lib_fault_runs.sh).
 add_lib_run() {
-	lib_lines+="$1|$2"$'\n'
+	lib_lines+="$1|$2${4:+|$4}"$'\n'
 	lib_runs+=("$3")
 }
 for fault in drop_kick skip_handoff; do
@@ -116,11 +118,13 @@ done
 # four vCPUs: a waiter that lost its NMI halts with interrupts off, the
 # other writer queues behind it and halts the same way, and only CPUs
 # left free can run the watchdog (with a writer on every CPU the guest
-# goes silent).
+# goes silent).  The module is loaded from CPU 0, writer 0's: the
+# watchdog must still run on a free CPU, not where the load happened (it
+# did, and then saw the stall only after the end, or never).
 if has_type pvqspinlock; then
 	add_lib_run "$strict inject_fault=nmi_window" \
 		"torture_type=pvqspinlock irqs_disabled=1 nwriters_stress=2 runtime_secs=$fault_secs stall_secs=$lib_stall_secs stat_interval=0" \
-		"fault nmi_window pvqspinlock"
+		"fault nmi_window pvqspinlock" 0
 fi
 # The run ends (after $secs s) long before stall_secs (30): the writers that
 # stealers left behind in the queue are caught at the end.  Without the
@@ -234,6 +238,9 @@ check_lib_run() {
 			echo "FAIL no STALL report after the end of the run"
 		elif ! grep -q "^$t-torture: STALL: " <<<"$log"; then
 			echo "FAIL no STALL report"
+		elif [ "$how" != end ] &&
+		     grep -q "^$t-torture: STALL: .* after the end" <<<"$log"; then
+			echo "FAIL STALL reported only after the end of the run: the watchdog did not see it in $fault_secs s"
 		elif ! grep -q -- "^$t-torture: --- End of test: FAILURE" <<<"$log"; then
 			echo "FAIL no FAILURE verdict"
 		elif ! grep -qE "^pvq_locks: inject_fault=$fault: [1-9][0-9]* faults injected" <<<"$log"; then

@@ -4,10 +4,11 @@
 # lib_fault_runs.sh - runs INSIDE the guest (busybox sh), started by
 # selftests/vm/fault_injection.sh through tools/vmrun --guest-script.
 #
-# Each line "LIB PARAMS|TORTURE PARAMS" of $FAULT_RUNS is one run: reload
-# pvq_locks.ko with LIB PARAMS (its inject_fault= and pv_backend= are load
-# parameters), then, if that worked and TORTURE PARAMS is not empty, one
-# qspinlock_torture.ko run.  Markers "fault-run N ..." go through printk,
+# Each line "LIB PARAMS|TORTURE PARAMS[|CPU]" of $FAULT_RUNS is one run:
+# reload pvq_locks.ko with LIB PARAMS (its inject_fault= and pv_backend=
+# are load parameters), then, if that worked and TORTURE PARAMS is not
+# empty, one qspinlock_torture.ko run, loaded from CPU when that is given
+# (where a module's init runs decides where its unpinned timers go).  Markers "fault-run N ..." go through printk,
 # like vmrun's own, so that the host can cut the console into runs and read
 # each step's status; the verdicts are the host's.  insmod and rmmod errors
 # are not printed: the kernel's own messages say more, and tty output could
@@ -41,7 +42,8 @@ one_run() {
 	n=$1
 	lib=$2
 	torture=$3
-	mark "$n start: lib: $lib; torture: $torture"
+	cpu=$4
+	mark "$n start: lib: $lib; torture: $torture${cpu:+; loaded from CPU $cpu}"
 	unload qspinlock_torture
 	unload pvq_locks
 	mark "$n unload status $?"
@@ -49,7 +51,11 @@ one_run() {
 	rc=$?
 	mark "$n lib status $rc"
 	if [ "$rc" -eq 0 ] && [ -n "$torture" ]; then
-		insmod "$MODDIR/qspinlock_torture.ko" $torture 2>/dev/null
+		if [ -n "$cpu" ]; then
+			taskset -c "$cpu" insmod "$MODDIR/qspinlock_torture.ko" $torture 2>/dev/null
+		else
+			insmod "$MODDIR/qspinlock_torture.ko" $torture 2>/dev/null
+		fi
 		mark "$n torture status $?"
 		unload qspinlock_torture
 		mark "$n rmmod status $?"
@@ -58,10 +64,10 @@ one_run() {
 }
 
 n=0
-while IFS='|' read -r lib torture; do
+while IFS='|' read -r lib torture cpu; do
 	[ -n "$lib$torture" ] || continue
 	n=$((n + 1))
-	one_run "$n" "$lib" "$torture"
+	one_run "$n" "$lib" "$torture" "$cpu"
 done <<EOF
 $FAULT_RUNS
 EOF
