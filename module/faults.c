@@ -27,6 +27,7 @@ enum pvq_fault_type {
 	PVQ_FAULT_DROP_KICK,		/* a halted waiter is never kicked */
 	PVQ_FAULT_SKIP_HANDOFF,		/* the next MCS node never becomes head */
 	PVQ_FAULT_NMI_WINDOW,		/* an NMI kick before the hlt is lost */
+	PVQ_FAULT_NMI_WINDOW_HELD,	/* no fault: the window held open */
 	PVQ_NR_FAULTS
 };
 
@@ -41,6 +42,12 @@ static const char *const pvq_fault_names[PVQ_NR_FAULTS] = {
 	 * module, only the torture module's locks wait there.
 	 */
 	PVQ_BUILT_ITEM(PARAVIRT_SPINLOCKS, [PVQ_FAULT_NMI_WINDOW] = "nmi_window")
+	/*
+	 * Not a fault: the same window held open, which NMIs close as they
+	 * always do.  A run must succeed, with NMIs counted in the window.
+	 */
+	PVQ_BUILT_ITEM(PARAVIRT_SPINLOCKS,
+		       [PVQ_FAULT_NMI_WINDOW_HELD] = "nmi_window_held")
 #endif
 };
 
@@ -54,7 +61,7 @@ static const char *const pvq_fault_names[PVQ_NR_FAULTS] = {
 
 static char *inject_fault = "none";
 module_param(inject_fault, charp, 0444);
-MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; drop_kick (drop every 16th kick of a PV lock); skip_handoff (withhold every 16th MCS hand-over); built into the kernel: of locks in module memory only");
+MODULE_PARM_DESC(inject_fault, "TEST BUILDS ONLY: none; drop_kick (drop every 16th kick of a PV lock); skip_handoff (withhold every 16th MCS hand-over); module only: nmi_window (NMIs leave the NMI kick's window open), nmi_window_held (the window held open, not a fault); built into the kernel: of locks in module memory only");
 
 static int pvq_fault;			/* the armed fault; NONE once rescued */
 static atomic_t pvq_fault_chances;	/* kicks or hand-overs seen */
@@ -129,6 +136,9 @@ void pvq_fault_rescue(void)
 	if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
 	    !strcmp(inject_fault, "nmi_window"))
 		atomic_add(pvq_nmi_open_window(false), &pvq_fault_injected);
+	if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+	    !strcmp(inject_fault, "nmi_window_held"))
+		pvq_nmi_hold_window(false);
 	/* Full barrier (xchg): disarmed before we look; see above. */
 	locked = xchg(&pvq_fault_withheld, NULL);
 	if (locked) {
@@ -159,6 +169,9 @@ int pvq_fault_init(void)
 			if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
 			    i == PVQ_FAULT_NMI_WINDOW)
 				pvq_nmi_open_window(true);
+			if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+			    i == PVQ_FAULT_NMI_WINDOW_HELD)
+				pvq_nmi_hold_window(true);
 			pr_alert("FAULT INJECTION BUILD: inject_fault=%s\n",
 				 inject_fault);
 			return 0;

@@ -35,6 +35,7 @@
 #include <linux/percpu.h>
 #include <linux/ktime.h>
 #include <asm/apic.h>
+#include <asm/cpufeature.h>
 #include <asm/nmi.h>
 #include <asm/ptrace.h>
 
@@ -71,24 +72,31 @@ static const struct pvq_nmi_window pvq_nmi_windows[] = {
 enum pvq_nmi_target { PVQ_NMI_NOT_WAITING, PVQ_NMI_IN_WINDOW, PVQ_NMI_HALTED };
 
 /*
- * Fault injection: the window is held open this many pause loops, and
- * NMIs leave it alone.  Long enough that an NMI kick lands in it now and
- * then, even under emulation.
+ * Tests: the window is held open this many pause loops, long enough that
+ * an NMI kick lands in it now and then, even under emulation; and under
+ * fault injection NMIs leave it alone.
  */
 #define PVQ_NMI_OPEN_LOOPS	20000
-static bool pvq_nmi_window_open;
+static bool pvq_nmi_window_held;
+static bool pvq_nmi_window_left;
 /* NMIs that found the window open, and left it so. */
 static atomic_t pvq_nmi_window_missed = ATOMIC_INIT(0);
 
 int pvq_nmi_open_window(bool open)
 {
-	WRITE_ONCE(pvq_nmi_window_open, open);
+	WRITE_ONCE(pvq_nmi_window_held, open);
+	WRITE_ONCE(pvq_nmi_window_left, open);
 	return atomic_read(&pvq_nmi_window_missed);
+}
+
+void pvq_nmi_hold_window(bool hold)
+{
+	WRITE_ONCE(pvq_nmi_window_held, hold);
 }
 
 static unsigned long pvq_nmi_open_loops(void)
 {
-	return READ_ONCE(pvq_nmi_window_open) ? PVQ_NMI_OPEN_LOOPS : 0;
+	return READ_ONCE(pvq_nmi_window_held) ? PVQ_NMI_OPEN_LOOPS : 0;
 }
 
 bool pvq_nmi_wait_u8(u8 *ptr, u8 val)
@@ -99,6 +107,36 @@ bool pvq_nmi_wait_u8(u8 *ptr, u8 val)
 bool pvq_nmi_wait_u32(u32 *ptr, u32 val)
 {
 	return pvq_nmi_halt_u32(ptr, val, pvq_nmi_open_loops());
+}
+
+/*
+ * The hardware frame an NMI from kernel mode returns through on x86-64
+ * without FRED: entry_64.S copies the frame the CPU pushed twice, against
+ * nested NMIs, and pt_regs ends in the "outermost" copy, which is only
+ * read to repeat the NMI; IRET pops the "iret" copy, right above pt_regs.
+ */
+struct pvq_nmi_iret_frame {
+	unsigned long ip, cs, flags, sp, ss;
+};
+
+/*
+ * Resume the context this NMI interrupted (kernel mode: in a window) at
+ * @to.  Setting regs->ip alone is not enough: without FRED it changes only
+ * the "outermost" copy, and the waiter went on to its hlt.  The "iret"
+ * copy is set where it still holds the interrupted address (a nested NMI
+ * may have pointed it at repeat_nmi, which then copies the "outermost"
+ * frame, ours, into it).  With FRED, ERETS pops pt_regs themselves.
+ */
+static void pvq_nmi_resume_at(struct pt_regs *regs, unsigned long to)
+{
+	struct pvq_nmi_iret_frame *iret = (void *)(regs + 1);
+
+#ifdef X86_FEATURE_FRED
+	if (!cpu_feature_enabled(X86_FEATURE_FRED))
+#endif
+		if (iret->ip == regs->ip && iret->cs == regs->cs)
+			iret->ip = to;
+	regs->ip = to;
 }
 
 /*
@@ -119,10 +157,12 @@ static enum pvq_nmi_target pvq_nmi_leave_window(struct pt_regs *regs)
 			return PVQ_NMI_HALTED;
 		if (ip >= (unsigned long)w->start &&
 		    ip <= (unsigned long)w->insn) {
-			if (!READ_ONCE(pvq_nmi_window_open))
-				regs->ip = (unsigned long)w->woken;
-			else
+			if (!READ_ONCE(pvq_nmi_window_left)) {
+				pvq_nmi_resume_at(regs, (unsigned long)w->woken);
+				pvq_stat_inc(nmi_window);
+			} else {
 				atomic_inc(&pvq_nmi_window_missed);
+			}
 			return PVQ_NMI_IN_WINDOW;
 		}
 	}

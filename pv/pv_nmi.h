@@ -61,4 +61,11 @@ void pvq_nmi_exit(void);
  */
 int pvq_nmi_open_window(bool open);
 
+/*
+ * Tests (inject_fault=nmi_window_held, and the unit tests): hold the window
+ * open, with NMIs closing it as always: no wake-up may be lost, and the
+ * nmi_window event counts the NMIs that landed in it.
+ */
+void pvq_nmi_hold_window(bool hold);
+
 #endif /* PVQ_PV_NMI_H */

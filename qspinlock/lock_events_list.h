@@ -29,6 +29,7 @@ PVQ_LOCK_EVENT(nmi_kick_in_flight) /* ... not sent: one of ours was on its way t
 PVQ_LOCK_EVENT(nmi_kick_woke)	/* an NMI kick found its CPU halted, or about to halt */
 PVQ_LOCK_EVENT(nmi_kick_not_waiting) /* ... found it not waiting (harmless) */
 PVQ_LOCK_EVENT(nmi_kick_late)	/* ... came after another NMI had claimed it (harmless) */
+PVQ_LOCK_EVENT(nmi_window)	/* an NMI found a waiter about to hlt: it returns past it */
 PVQ_LOCK_EVENT(pass_bound)	/* a steal refused: the queue was passed pass_bound times */
 /* Unfair PV queued spinlock (PARAVIRT_UNFAIR_LOCKS=y) */
 PVQ_LOCK_EVENT(unfair_steal)	/* a contender stole the lock before queueing */

@@ -653,7 +653,11 @@ TEST(nmi_kick_late_nmi_is_not_unknown)
 	pvq_pv_exit();
 }
 
-/* An NMI that interrupts the window, at any point, ends the wait. */
+/*
+ * An NMI that interrupts the window, at any point, ends the wait: it
+ * returns past the hlt through the frame IRET pops (the shim lays the
+ * NMI's stack out as x86-64's entry code does), not only through pt_regs.
+ */
 TEST(nmi_in_the_window_moves_past_the_hlt)
 {
 	unsigned long window = (unsigned long)pvq_nmi_halt_u8_window;
@@ -681,6 +685,13 @@ TEST(nmi_in_the_window_moves_past_the_hlt)
 	apic->send_IPI(self, NMI_VECTOR);
 	EXPECT_EQ(insn, shim_nmi_take_pending(insn));
 	pvq_nmi_open_window(false);
+	/* Held open without the fault (nmi_window_held), it is closed. */
+	pvq_nmi_hold_window(true);
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(woken, shim_nmi_take_pending(insn));
+	pvq_nmi_hold_window(false);
+	/* Each NMI that closed the window, and only those, is counted. */
+	EXPECT_EVENT(nmi_window, 3);
 	local_irq_enable();
 	pvq_pv_exit();
 }

@@ -192,10 +192,23 @@ static int shim_nmi_handle(unsigned int type, struct pt_regs *regs)
 	return handled;
 }
 
+/*
+ * An NMI's stack as x86-64's entry code (entry_64.S, without FRED) builds it
+ * for an NMI from kernel mode: pt_regs end in the "outermost" copy of the
+ * hardware frame, and IRET pops the "iret" copy right above them.  A
+ * handler that sets only regs->ip returns where it was interrupted.
+ */
+struct shim_nmi_stack {
+	struct pt_regs regs;
+	unsigned long iret_ip, iret_cs, iret_flags, iret_sp, iret_ss;
+};
+
+#define SHIM_KERNEL_CS	0x10
+
 unsigned long shim_nmi_take_pending(unsigned long ip)
 {
 	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
-	struct pt_regs regs = { .ip = ip };
+	struct shim_nmi_stack stack;
 
 	/* Not inside an NMI: the CPU holds the next one until it returns. */
 	if (shim_in_nmi)
@@ -204,13 +217,18 @@ unsigned long shim_nmi_take_pending(unsigned long ip)
 		/* Acquire: what the sender did before, for the handlers. */
 		__atomic_fetch_and(&v->events, ~SHIM_EV_NMI, __ATOMIC_ACQUIRE);
 		shim_vcpu_count(&v->nmis_taken);
+		stack = (struct shim_nmi_stack){
+			.regs = { .ip = ip, .cs = SHIM_KERNEL_CS },
+			.iret_ip = ip, .iret_cs = SHIM_KERNEL_CS,
+		};
 		shim_in_nmi = 1;
-		if (!shim_nmi_handle(NMI_LOCAL, &regs) &&
-		    !shim_nmi_handle(NMI_UNKNOWN, &regs))
+		if (!shim_nmi_handle(NMI_LOCAL, &stack.regs) &&
+		    !shim_nmi_handle(NMI_UNKNOWN, &stack.regs))
 			shim_vcpu_count(&v->unknown_nmis);
 		shim_in_nmi = 0;
+		ip = stack.iret_ip;
 	}
-	return regs.ip;
+	return ip;
 }
 
 static void shim_apic_send_IPI(int cpu, int vector)

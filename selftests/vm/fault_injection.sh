@@ -21,6 +21,8 @@
 #  - nmi_window (the NMI kick's window between a waiter's check and its
 #    hlt left open to NMIs), for pvqspinlock with every lock taken with
 #    interrupts off: the same;
+#  - nmi_window_held (the same window held open, but closed by the NMIs as
+#    always; not a fault): SUCCESS, with NMIs counted in the window;
 #  - control: the same strict backend and fault build without a fault must
 #    report SUCCESS for each PV type, with halts and kicks: the real
 #    protocol loses no wakeup;
@@ -81,7 +83,8 @@ runs+=(--run "torture_type=$irq_type runtime_secs=$secs stat_interval=0 irq_mode
 
 # The library's faults: one line "LIB PARAMS|TORTURE PARAMS" per run, in
 # the order lib_fault_runs.sh numbers them; lib_runs[i] says what run i+1
-# must show ("fault FAULT TYPE [end]", "control TYPE" or "refused").
+# must show ("fault FAULT TYPE [end]", "held FAULT TYPE", "control TYPE"
+# or "refused").
 has_type() {
 	[[ " $types " == *" $1 "* ]]
 }
@@ -125,6 +128,16 @@ if has_type pvqspinlock; then
 	add_lib_run "$strict inject_fault=nmi_window" \
 		"torture_type=pvqspinlock irqs_disabled=1 nwriters_stress=2 runtime_secs=$fault_secs stall_secs=$lib_stall_secs stat_interval=0" \
 		"fault nmi_window pvqspinlock" 0
+fi
+# The same window held open, but closed by the NMIs as always
+# (nmi_window_held, not a fault): the run must succeed, with NMIs counted
+# in the window (nmi_window).  Before the NMI handler set the frame that
+# IRET returns through, such an NMI returned into the window, and its
+# waiter halted for good.
+if has_type pvqspinlock; then
+	add_lib_run "$strict inject_fault=nmi_window_held" \
+		"torture_type=pvqspinlock irqs_disabled=1 nwriters_stress=2 runtime_secs=$secs stall_secs=$lib_stall_secs stat_interval=0" \
+		"held nmi_window pvqspinlock" 0
 fi
 # The run ends (after $secs s) long before stall_secs (30): the writers that
 # stealers left behind in the queue are caught at the end.  Without the
@@ -254,7 +267,7 @@ check_lib_run() {
 		fi
 		return
 	fi
-	# control
+	# control, held
 	case $t in
 	pvticket) halts=$(summary_sum "$log" taken_slow)
 		kicks=$(summary_sum "$log" released_slow_kicked) ;;
@@ -272,6 +285,10 @@ check_lib_run() {
 		echo "FAIL rmmod failed (writers stuck?)"
 	elif [ "$halts" -eq 0 ] || [ "$kicks" -eq 0 ]; then
 		echo "FAIL nothing halted or kicked (halts=$halts kicks=$kicks)"
+	elif [ "$kind" = held ] && [ "$(summary_sum "$log" nmi_window)" -eq 0 ]; then
+		echo "FAIL no NMI landed in the held window (nmi_window=0)"
+	elif [ "$kind" = held ]; then
+		echo "SUCCESS, $(summary_kv "$log" nmi_window) NMIs in the held window returned past the hlt, halts=$halts kicks=$kicks"
 	else
 		echo "SUCCESS, halts=$halts kicks=$kicks spurious=$(summary_kv "$log" spurious)"
 	fi
@@ -318,6 +335,7 @@ for i in "${!lib_runs[@]}"; do
 	*end) name="lib fault ${what#fault } of run detected (pv_backend=strict)" ;;
 	fault*) name="lib fault ${what#fault } detected (pv_backend=strict)" ;;
 	control*) name="lib strict control ${what#control }: no lost wakeup" ;;
+	held*) name="lib ${what#held } window held open: no lost wakeup (pv_backend=strict)" ;;
 	refused) name="lib refuses inject_fault=bogus" ;;
 	esac
 	res=$(check_lib_run $((i + 1)) "$what")

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The feature tests are asm/processor.h's boot_cpu_has() here, and there
+ * is no X86_FEATURE_FRED: NMIs return through the "iret" frame (asm/ptrace.h).
+ */
+#ifndef _SHIM_ASM_CPUFEATURE_H
+#define _SHIM_ASM_CPUFEATURE_H
+
+#include <asm/processor.h>
+
+#endif
