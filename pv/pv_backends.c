@@ -72,16 +72,18 @@ static void pvq_ipi_wait(u8 *ptr, u8 val)
 }
 
 /*
- * ipi and strict: no reschedule IPI to a CPU outside cpu_online_mask.  x86
- * refuses one (it WARNs and sends nothing), and an outgoing CPU's local
- * APIC is soft-disabled right after it leaves the mask, so not sending
- * loses no wake-up that sending could have delivered.  Such CPUs do take
- * spinlocks - an incoming one before set_cpu_online() (vector_lock in
+ * ipi, nmi and strict: no reschedule IPI and no NMI to a CPU outside
+ * cpu_online_mask.  x86 refuses such an IPI (it WARNs and sends nothing),
+ * an outgoing CPU's local APIC is soft-disabled right after it leaves the
+ * mask, and the kernel runs no NMI handler there; so not sending loses no
+ * wake-up that sending could have delivered.  Such CPUs do take spinlocks
+ * - an incoming one before set_cpu_online() (vector_lock in
  * start_secondary(), rcu_cpu_starting()), an outgoing one once it left
  * the mask (rcu_report_dead() in the idle loop) - but with interrupts
- * off, where these backends never halt (pvq_ipi_can_wait()): a waiter of
- * ours there spins, and needs no kick.  (The kvm kick has no such check:
- * on kvm those waiters halt, see pvq_kvm_kick().)
+ * off, where these backends never halt there (pvq_ipi_can_wait(),
+ * pvq_nmi_reaches_us()): a waiter of ours there spins, and needs no kick.
+ * (The kvm kick has no such check: on kvm those waiters halt, see
+ * pvq_kvm_kick().)
  *
  * The check cannot go stale before the IPI, which would trip x86's WARN:
  * every kick comes from a lock or unlock path, with preemption off, from
@@ -226,12 +228,34 @@ static void pvq_wait_way_end(bool prev)
 	smp_mb();
 }
 
+/*
+ * nmi and strict: can an NMI end this CPU's halt with interrupts off, and
+ * our handler close the window before it?  Not outside cpu_online_mask:
+ * the kernel runs no NMI handler there (exc_nmi() returns at once, the
+ * FRED entry too), so a kick that landed between the check and the hlt
+ * would be lost, and its waiter halted for good.  Yet CPUs take spinlocks
+ * there, with interrupts off (see pvq_kick_target_online()): such a
+ * waiter spins.  The answer holds for a whole acquisition: a CPU enters
+ * and leaves the mask only itself, with interrupts off, outside any lock
+ * section (start_secondary(), take_cpu_down()).
+ */
+static bool pvq_nmi_reaches_us(void)
+{
+	return cpu_online(smp_processor_id());
+}
+
+/* nmi and strict: the waits that cannot halt. */
+static bool pvq_nmi_cannot_wait(void)
+{
+	/* An NMI never halts: it would halt the kicker it may wait for. */
+	return in_nmi() || (irqs_disabled() && !pvq_nmi_reaches_us());
+}
+
 static void pvq_nmi_wait(u8 *ptr, u8 val)
 {
 	bool prev;
 
-	/* An NMI never halts: it would halt the kicker it may wait for. */
-	if (in_nmi())
+	if (pvq_nmi_cannot_wait())
 		return;
 	prev = pvq_wait_way_begin(irqs_disabled());
 	if (!irqs_disabled()) {
@@ -258,22 +282,33 @@ static void pvq_nmi_ring(int cpu)
 	 * the way.  Pairs with pvq_wait_way_begin() and _end().
 	 */
 	smp_mb();
-	if (READ_ONCE(per_cpu(pvq_woken_by_nmi, cpu)))
-		pvq_nmi_send(cpu);
-	else
+	if (!READ_ONCE(per_cpu(pvq_woken_by_nmi, cpu))) {
 		pvq_ipi_ring(cpu);
+		return;
+	}
+	/*
+	 * No NMI to a CPU outside cpu_online_mask (its waiters with
+	 * interrupts off spin, pvq_nmi_reaches_us()): no mark either, which
+	 * no handler there would claim.  Read barrier: the way before the
+	 * mask.  A waiter that came online since set its bit before its way
+	 * (and a full barrier between), so reading its way we see it online.
+	 */
+	smp_rmb();
+	if (pvq_kick_target_online(cpu))
+		pvq_nmi_send(cpu);
 }
 
 static bool pvq_nmi_can_wait(void)
 {
-	return !in_nmi();
+	return !pvq_nmi_cannot_wait();
 }
 
 /*
  * strict: nmi, except that a wait ends only on a kick, as on a hypervisor
  * that unhalts a vCPU only for KVM_HC_KICK_CPU.  Waiters with interrupts
- * off halt too, as on KVM: in every context but NMI, during a CPU's
- * bring-up and teardown included.  Under ipi any interrupt (the timer
+ * off halt too, as on KVM: in every context but NMI, and on every CPU
+ * whose NMIs reach our handler (not during a CPU's bring-up and teardown,
+ * pvq_nmi_reaches_us(), where KVM would halt).  Under ipi any interrupt (the timer
  * tick) ends a halt and the caller re-checks its condition, so a lost kick
  * costs only latency and goes unnoticed; here it halts its waiter for
  * good, and the torture module's stall watchdog reports it.  A correctness
@@ -319,7 +354,7 @@ static void pvq_strict_wait(u8 *ptr, u8 val)
 	bool prev;
 	int seen;
 
-	if (in_nmi())
+	if (pvq_nmi_cannot_wait())
 		return;
 	prev = pvq_wait_way_begin(irqs_disabled());
 	/*

@@ -31,7 +31,9 @@
  * mode, in xAPIC and x2APIC mode, as the kernel's NMI backtrace does.
  */
 #include <linux/atomic.h>
+#include <linux/cpuhotplug.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/ktime.h>
 #include <asm/apic.h>
@@ -122,21 +124,35 @@ struct pvq_nmi_iret_frame {
 /*
  * Resume the context this NMI interrupted (kernel mode: in a window) at
  * @to.  Setting regs->ip alone is not enough: without FRED it changes only
- * the "outermost" copy, and the waiter went on to its hlt.  The "iret"
- * copy is set where it still holds the interrupted address (a nested NMI
- * may have pointed it at repeat_nmi, which then copies the "outermost"
- * frame, ours, into it).  With FRED, ERETS pops pt_regs themselves.
+ * the "outermost" copy, and the waiter went on to its hlt.  With FRED,
+ * ERETS pops pt_regs themselves.
+ *
+ * The "iret" copy can change under us: any IRET in the handler chain (a
+ * page fault in an earlier handler, a debug exception, a kprobe; on SEV-ES
+ * the whole handler) lets a nested NMI in, and it rewrites the whole
+ * "iret" frame to return to repeat_nmi on the NMI stack, which copies the
+ * "outermost" frame into it and runs the handlers again.  So the
+ * "outermost" copy is set first: a nested NMI from then on returns to @to
+ * through repeat_nmi.  Then the "iret" copy's RIP moves, in one local
+ * cmpxchg, only if it still holds the interrupted address: a nested NMI
+ * rewrites the frame either wholly before that instruction (RIP is
+ * repeat_nmi: no match) or wholly after it (repeat_nmi copies ours).
+ * Its code segment and stack pointer must be the interrupted ones too, or
+ * it is not the frame we take it for.
  */
 static void pvq_nmi_resume_at(struct pt_regs *regs, unsigned long to)
 {
 	struct pvq_nmi_iret_frame *iret = (void *)(regs + 1);
+	unsigned long from = regs->ip;
 
+	WRITE_ONCE(regs->ip, to);
 #ifdef X86_FEATURE_FRED
-	if (!cpu_feature_enabled(X86_FEATURE_FRED))
+	if (cpu_feature_enabled(X86_FEATURE_FRED))
+		return;
 #endif
-		if (iret->ip == regs->ip && iret->cs == regs->cs)
-			iret->ip = to;
-	regs->ip = to;
+	if (READ_ONCE(iret->cs) != regs->cs || READ_ONCE(iret->sp) != regs->sp)
+		return;
+	cmpxchg_local(&iret->ip, from, to);
 }
 
 /*
@@ -177,8 +193,8 @@ static int pvq_nmi_handler(unsigned int type, struct pt_regs *regs)
 	/*
 	 * Ours if the mark is set.  The exchange is a full barrier, after
 	 * which the waiter's check sees what its kicker changed before it
-	 * set the mark (pvq_nmi_send()).  Nested NMIs cannot come here: the
-	 * CPU holds the next one until this one returns.
+	 * set the mark (pvq_nmi_send()).  A nested NMI runs no handler: it
+	 * makes this one run them all again once it returns (repeat_nmi).
 	 */
 	if (!atomic64_read(sent) || !atomic64_xchg(sent, 0))
 		return NMI_DONE;
@@ -204,6 +220,17 @@ static int pvq_nmi_late_handler(unsigned int type, struct pt_regs *regs)
 	pvq_stat_inc(nmi_kick_late);
 	return NMI_HANDLED;
 }
+
+/*
+ * No kprobes on the NMI's way to the frame update (nor in the window,
+ * pv_nmi_halt.S): a probe's int3 returns with an IRET, which unmasks
+ * NMIs, and runs its handlers in NMI context.  The update is safe against
+ * nested NMIs, but the fewer, the better.
+ */
+NOKPROBE_SYMBOL(pvq_nmi_resume_at);
+NOKPROBE_SYMBOL(pvq_nmi_leave_window);
+NOKPROBE_SYMBOL(pvq_nmi_handler);
+NOKPROBE_SYMBOL(pvq_nmi_late_handler);
 
 void pvq_nmi_send(int cpu)
 {
@@ -231,17 +258,42 @@ void pvq_nmi_send(int cpu)
 	apic->send_IPI(cpu, NMI_VECTOR);
 }
 
+/*
+ * A CPU about to come up.  No NMI of ours is on its way to it: kickers
+ * send none to a CPU outside cpu_online_mask, and its bring-up (INIT)
+ * forgets a pending one.  But its mark may still be set: the kernel runs
+ * no NMI handler on a CPU outside the mask (exc_nmi() returns at once),
+ * so nobody claimed the mark of an NMI that came as it went down.  Left
+ * set, it would make its kickers drop their kicks as in flight, for
+ * PVQ_NMI_LOST_NS, while it halts.
+ */
+static int pvq_nmi_cpu_prepare(unsigned int cpu)
+{
+	atomic64_set(&per_cpu(pvq_nmi_marks, cpu).in_flight, 0);
+	return 0;
+}
+
+static int pvq_nmi_hp_state;
+
 int pvq_nmi_init(void)
 {
 	int err;
 
+	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "pvq/nmi_kick",
+					pvq_nmi_cpu_prepare, NULL);
+	if (err < 0)
+		return err;
+	pvq_nmi_hp_state = err;
 	err = register_nmi_handler(NMI_LOCAL, pvq_nmi_handler, 0, "pvq_kick");
 	if (err)
-		return err;
+		goto out_hp;
 	err = register_nmi_handler(NMI_UNKNOWN, pvq_nmi_late_handler, 0,
 				   "pvq_kick_late");
-	if (err)
-		unregister_nmi_handler(NMI_LOCAL, "pvq_kick");
+	if (!err)
+		return 0;
+	unregister_nmi_handler(NMI_LOCAL, "pvq_kick");
+out_hp:
+	cpuhp_remove_state_nocalls(pvq_nmi_hp_state);
 	return err;
 }
 
@@ -250,4 +302,5 @@ void pvq_nmi_exit(void)
 	/* Each waits for a handler that is running (the lists are RCU). */
 	unregister_nmi_handler(NMI_UNKNOWN, "pvq_kick_late");
 	unregister_nmi_handler(NMI_LOCAL, "pvq_kick");
+	cpuhp_remove_state_nocalls(pvq_nmi_hp_state);
 }

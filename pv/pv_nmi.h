@@ -43,8 +43,10 @@ extern const char pvq_nmi_halt_u32_window[], pvq_nmi_halt_u32_insn[],
 
 /*
  * Send @cpu an NMI kick, unless one of ours is already on its way there.
- * Never from NMI context (see pvq_defer_kick()); to any CPU with an APIC,
- * online or not.  The caller made its change visible first (a full
+ * Never from NMI context (see pvq_defer_kick()); only to a CPU in
+ * cpu_online_mask: the kernel runs no NMI handler on any other, so its
+ * waiters never halt with interrupts off on nmi and strict
+ * (pv_backends.c).  The caller made its change visible first (a full
  * barrier).
  */
 void pvq_nmi_send(int cpu);

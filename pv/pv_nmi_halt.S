@@ -21,6 +21,7 @@
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
+#include <asm/asm.h>
 
 .macro PVQ_NMI_HALT size, reg, cmp
 SYM_FUNC_START(pvq_nmi_halt_\size)
@@ -45,6 +46,11 @@ SYM_INNER_LABEL(pvq_nmi_halt_\size\()_woken, SYM_L_GLOBAL)
 .Lpvq_changed_\size:
 	RET
 SYM_FUNC_END(pvq_nmi_halt_\size)
+/*
+ * No kprobe here: it runs the probed instruction out of line, where an NMI
+ * that lands is not seen to be in the window.
+ */
+_ASM_NOKPROBE(pvq_nmi_halt_\size)
 .endm
 
 	.text

@@ -896,12 +896,13 @@ TEST_F(ipi, nmi_between_check_and_hlt_lost_with_the_window_open)
 }
 
 /*
- * As on kvm: a CPU coming up or going down takes spinlocks outside
- * cpu_online_mask with interrupts off.  It halts on nmi and strict, and
- * the NMI reaches it (an outgoing CPU's APIC, soft-disabled, still takes
- * NMIs); a reschedule IPI would be refused.
+ * A CPU coming up or going down takes spinlocks outside cpu_online_mask
+ * with interrupts off, and the kernel runs no NMI handler there: an NMI
+ * kick that landed between its check and its hlt would not be moved past
+ * the hlt, and the waiter would halt for good.  So on nmi and strict such
+ * a waiter spins (can_wait() says so), and nobody sends it an NMI.
  */
-TEST_F(ipi, irqs_off_waiter_on_cpu_not_online_gets_the_nmi)
+TEST_F(ipi, irqs_off_waiter_on_cpu_not_online_spins)
 {
 	const struct pv_lock_type *t = variant->type;
 	struct contender c;
@@ -909,19 +910,116 @@ TEST_F(ipi, irqs_off_waiter_on_cpu_not_online_gets_the_nmi)
 	if (!strcmp(variant->backend, "ipi"))
 		SKIP(return, "ipi never halts with interrupts off");
 	t->ops->lock(&self->lock);
-	set_cpu_online(1, false);
-	ASSERT_TRUE(start_halted(&c, t, true, &self->lock, 1,
-				 SHIM_VCPU_HALTED_IRQS_OFF));
+	shim_cpu_down(1);
+	ASSERT_EQ(0, contender_start(&c, t->irqs_off, &self->lock, 1, false));
+	ASSERT_TRUE(poll_until(t->ops->is_contended(&self->lock)));
+	EXPECT_TRUE(stays_false(shim_vcpu_halts(1) || pvq_pv_halted_on(1)))
+		TH_LOG("CPU 1, not online, halted with interrupts off: %lu halts",
+		       shim_vcpu_halts(1));
 	t->ops->unlock(&self->lock);
-	ASSERT_TRUE(poll_until(flag_read(&c.acquired)))
-		TH_LOG("CPU 1, not online, still halted: %lu NMIs, kick_offline %lu",
-		       shim_vcpu_nmis(1), event_count(kick_offline));
+	ASSERT_TRUE(poll_until(flag_read(&c.acquired)));
 	ASSERT_TRUE(contender_finish(&c));
-	EXPECT_EQ(1UL, shim_vcpu_nmis(1));
+	EXPECT_FALSE(t->ops->is_locked(&self->lock));
+	EXPECT_EQ(0UL, shim_vcpu_halts(1));
+	EXPECT_EQ(0UL, shim_vcpu_nmis(1));
 	EXPECT_EQ(0UL, shim_vcpu_ipis(1));
 	EXPECT_EVENT(kick_offline, 0);
 	EXPECT_EQ(0UL, shim_warnings);
 	pvq_pv_exit();
+}
+
+/*
+ * An NMI kick to a CPU that then went down before it came: no handler
+ * claimed its mark.  When the CPU comes back the mark is cleared, or the
+ * next kick would be dropped as one in flight, and its waiter would halt
+ * until PVQ_NMI_LOST_NS had passed.
+ */
+TEST(nmi_mark_cleared_when_a_cpu_comes_up)
+{
+	NMI_SETUP();
+	local_irq_disable();
+	pvq_nmi_send(IDLE_CPU);
+	shim_cpu_down(IDLE_CPU);
+	shim_cpu_up(IDLE_CPU);
+	pvq_nmi_send(IDLE_CPU);
+	EXPECT_EQ(2UL, shim_vcpu_nmis(IDLE_CPU))
+		TH_LOG("the kick after the CPU came up was dropped as in flight");
+	EXPECT_EVENT(nmi_kick_in_flight, 0);
+	local_irq_enable();
+	pvq_pv_exit();
+}
+
+/* The NMI handlers run on an online CPU only, as in the kernel. */
+TEST(nmi_to_a_cpu_not_online_runs_no_handler)
+{
+	unsigned long window = (unsigned long)pvq_nmi_halt_u8_window;
+	int self = UNIT_TEST_CPU;
+
+	NMI_SETUP();
+	local_irq_disable();
+	shim_cpu_down(self);
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(window, shim_nmi_take_pending(window));
+	EXPECT_EQ(1UL, shim_vcpu_offline_nmis(self));
+	EXPECT_EVENT(nmi_window, 0);
+	shim_cpu_up(self);
+	local_irq_enable();
+	pvq_pv_exit();
+}
+
+/*
+ * A nested NMI can come at any instruction of the handler chain (any IRET
+ * in it unmasks NMIs: a page fault in an earlier handler, a debug
+ * exception, a kprobe), and rewrites the whole "iret" frame to return to
+ * repeat_nmi on the NMI stack.  The shim single-steps the handlers of an
+ * NMI that lands in the window, ours or not, and nests one after each
+ * instruction in turn: every time the waiter must resume past the hlt, on
+ * its own stack, and the nested NMI must be run (repeat_nmi).  A frame
+ * half ours and half the nested NMI's is an IRET to the woken label on the
+ * NMI stack: an oops in the kernel, a warning in the shim.
+ */
+static void nest_at_every_step(struct __test_metadata *_metadata, bool ours)
+{
+	unsigned long window = (unsigned long)pvq_nmi_halt_u8_window;
+	unsigned long woken = (unsigned long)pvq_nmi_halt_u8_woken;
+	int self = UNIT_TEST_CPU;
+	unsigned long step, taken, ip;
+
+	NMI_SETUP();
+	local_irq_disable();
+	for (step = 1; ; step++) {
+		if (ours)
+			pvq_nmi_send(self);
+		else
+			apic->send_IPI(self, NMI_VECTOR);
+		taken = shim_vcpu_nmis_taken(self);
+		shim_nmi_nest_at(step);
+		ip = shim_nmi_take_pending(window);
+		ASSERT_EQ(woken, ip)
+			TH_LOG("nested after instruction %lu: resumed at %#lx",
+			       step, ip);
+		ASSERT_EQ(0UL, shim_warnings)
+			TH_LOG("nested after instruction %lu", step);
+		ASSERT_EQ(taken + 1, shim_vcpu_nmis_taken(self));
+		if (!shim_nmi_nested())
+			break;
+	}
+	/* Not vacuous: the handlers were stepped through. */
+	EXPECT_GT(step, 10UL);
+	ksft_print_msg("a nested NMI after each of %lu instructions\n", step);
+	fflush(stdout);
+	local_irq_enable();
+	pvq_pv_exit();
+}
+
+TEST(nested_nmi_at_any_instruction_of_our_kick)
+{
+	nest_at_every_step(_metadata, true);
+}
+
+TEST(nested_nmi_at_any_instruction_of_a_foreign_nmi)
+{
+	nest_at_every_step(_metadata, false);
 }
 
 TEST_HARNESS_MAIN

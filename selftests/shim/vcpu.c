@@ -13,12 +13,14 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/irq_work.h>
@@ -49,6 +51,7 @@ struct shim_vcpu {
 	unsigned long nmis;		/* NMIs sent to it */
 	unsigned long nmis_taken;	/* NMIs it took (sent ones coalesce) */
 	unsigned long unknown_nmis;	/* taken, and claimed by no handler */
+	unsigned long offline_nmis;	/* taken outside the online mask */
 	/* Queued irq_works: only this CPU's own thread touches the list. */
 	struct irq_work *irq_works;
 } __aligned(SHIM_CACHELINE);
@@ -199,16 +202,143 @@ static int shim_nmi_handle(unsigned int type, struct pt_regs *regs)
  * handler that sets only regs->ip returns where it was interrupted.
  */
 struct shim_nmi_stack {
-	struct pt_regs regs;
-	unsigned long iret_ip, iret_cs, iret_flags, iret_sp, iret_ss;
+	struct pt_regs regs;	/* ends in the "outermost" copy */
+	struct pt_regs iret;	/* the hardware frame only: the "iret" copy */
 };
 
-#define SHIM_KERNEL_CS	0x10
+#define SHIM_KERNEL_CS		0x10
+#define SHIM_KERNEL_DS		0x18
+#define SHIM_NMI_FLAGS		0x2	/* interrupts off */
+
+/*
+ * Where a nested NMI points the "iret" frame: repeat_nmi, which copies the
+ * "outermost" frame into it and runs the handlers again.  Its address is
+ * never one of the windows' labels.
+ */
+static const char shim_repeat_nmi[1];
+#define SHIM_REPEAT_NMI		((unsigned long)shim_repeat_nmi)
+
+/*
+ * A nested NMI, as the entry code's nested path: the first NMI's handlers
+ * are interrupted, and the "iret" frame (all five words) is rewritten to
+ * return to repeat_nmi on the NMI stack.
+ */
+static void shim_nmi_nest(struct shim_nmi_stack *s)
+{
+	s->iret = (struct pt_regs){
+		.ip = SHIM_REPEAT_NMI, .cs = SHIM_KERNEL_CS,
+		.flags = SHIM_NMI_FLAGS, .sp = (unsigned long)(s + 1),
+		.ss = SHIM_KERNEL_DS,
+	};
+}
+
+/*
+ * Nested NMIs at any instruction: shim_nmi_nest_at(n) single-steps the
+ * handlers of the next NMI this thread takes (the x86 trap flag; each
+ * step is a SIGTRAP) and nests an NMI after its n-th instruction.
+ */
+static __thread unsigned long shim_nest_at, shim_nest_step;
+static __thread struct shim_nmi_stack *shim_nest_stack;
+static __thread bool shim_nested;
+
+static void shim_nmi_sigtrap(int sig, siginfo_t *si, void *uc)
+{
+	struct shim_nmi_stack *s = shim_nest_stack;
+
+	if (s && ++shim_nest_step == shim_nest_at) {
+		shim_nmi_nest(s);
+		shim_nested = true;
+	}
+}
+
+void shim_nmi_nest_at(unsigned long step)
+{
+	struct sigaction sa = {
+		.sa_sigaction = shim_nmi_sigtrap, .sa_flags = SA_SIGINFO,
+	};
+
+	if (sigaction(SIGTRAP, &sa, NULL))
+		shim_die("sigaction(SIGTRAP) failed");
+	shim_nest_at = step;
+	shim_nested = false;
+}
+
+bool shim_nmi_nested(void)
+{
+	return shim_nested;
+}
+
+/* The trap flag, set and cleared below the red zone. */
+static __always_inline void shim_trap_flag(bool on)
+{
+	if (on)
+		asm volatile("lea -128(%%rsp), %%rsp\n\tpushfq\n\t"
+			     "orq $0x100, (%%rsp)\n\tpopfq\n\t"
+			     "lea 128(%%rsp), %%rsp" ::: "memory", "cc");
+	else
+		asm volatile("lea -128(%%rsp), %%rsp\n\tpushfq\n\t"
+			     "andq $~0x100, (%%rsp)\n\tpopfq\n\t"
+			     "lea 128(%%rsp), %%rsp" ::: "memory", "cc");
+}
+
+/* The handlers of one NMI (or its repeat), single-stepped if asked. */
+static int shim_nmi_handlers_run(struct shim_nmi_stack *s)
+{
+	bool step = shim_nest_at && !shim_nested;
+	int handled;
+
+	if (step) {
+		shim_nest_step = 0;
+		WRITE_ONCE(shim_nest_stack, s);
+		shim_trap_flag(true);
+	}
+	handled = shim_nmi_handle(NMI_LOCAL, &s->regs) ||
+		  shim_nmi_handle(NMI_UNKNOWN, &s->regs);
+	if (step) {
+		shim_trap_flag(false);
+		WRITE_ONCE(shim_nest_stack, NULL);
+		shim_nest_at = 0;
+	}
+	return handled;
+}
+
+/*
+ * One NMI taken at @ip: the handlers, and again for each NMI nested in
+ * them (repeat_nmi: the "outermost" frame copied into the "iret" one);
+ * returns where IRET goes.  On a CPU outside cpu_online_mask no handler
+ * runs, as the kernel's exc_nmi() returns at once there.  IRET must go
+ * back to the interrupted context: a frame that mixes ours and a nested
+ * NMI's is an IRET onto the NMI stack, an oops; it warns.
+ */
+static unsigned long shim_nmi_take(struct shim_vcpu *v, unsigned long ip)
+{
+	struct pt_regs from = {
+		.ip = ip, .cs = SHIM_KERNEL_CS, .flags = SHIM_NMI_FLAGS,
+		.sp = (unsigned long)__builtin_frame_address(0),
+		.ss = SHIM_KERNEL_DS,
+	};
+	struct shim_nmi_stack stack = { .regs = from, .iret = from };
+
+	shim_vcpu_count(&v->nmis_taken);
+	shim_in_nmi = 1;
+	do {
+		stack.iret = stack.regs;	/* first_nmi, or repeat_nmi */
+		if (!cpu_online(shim_cpu()))
+			shim_vcpu_count(&v->offline_nmis);
+		else if (!shim_nmi_handlers_run(&stack))
+			shim_vcpu_count(&v->unknown_nmis);
+	} while (stack.iret.ip == SHIM_REPEAT_NMI);
+	shim_in_nmi = 0;
+	WARN_ONCE(stack.iret.cs != from.cs || stack.iret.sp != from.sp ||
+		  stack.iret.ss != from.ss,
+		  "NMI returns to %#lx on stack %#lx, not the interrupted %#lx\n",
+		  stack.iret.ip, stack.iret.sp, from.sp);
+	return stack.iret.ip;
+}
 
 unsigned long shim_nmi_take_pending(unsigned long ip)
 {
 	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
-	struct shim_nmi_stack stack;
 
 	/* Not inside an NMI: the CPU holds the next one until it returns. */
 	if (shim_in_nmi)
@@ -216,19 +346,58 @@ unsigned long shim_nmi_take_pending(unsigned long ip)
 	while (__atomic_load_n(&v->events, __ATOMIC_RELAXED) & SHIM_EV_NMI) {
 		/* Acquire: what the sender did before, for the handlers. */
 		__atomic_fetch_and(&v->events, ~SHIM_EV_NMI, __ATOMIC_ACQUIRE);
-		shim_vcpu_count(&v->nmis_taken);
-		stack = (struct shim_nmi_stack){
-			.regs = { .ip = ip, .cs = SHIM_KERNEL_CS },
-			.iret_ip = ip, .iret_cs = SHIM_KERNEL_CS,
-		};
-		shim_in_nmi = 1;
-		if (!shim_nmi_handle(NMI_LOCAL, &stack.regs) &&
-		    !shim_nmi_handle(NMI_UNKNOWN, &stack.regs))
-			shim_vcpu_count(&v->unknown_nmis);
-		shim_in_nmi = 0;
-		ip = stack.iret_ip;
+		ip = shim_nmi_take(v, ip);
 	}
 	return ip;
+}
+
+/* CPU hotplug: the dynamic prepare state's callbacks. */
+#define SHIM_CPUHP_STATES	4
+
+static int (*shim_cpuhp_prepare[SHIM_CPUHP_STATES])(unsigned int cpu);
+
+int cpuhp_setup_state_nocalls(enum cpuhp_state state, const char *name,
+			      int (*startup)(unsigned int cpu),
+			      int (*teardown)(unsigned int cpu))
+{
+	int i;
+
+	if (state != CPUHP_BP_PREPARE_DYN || teardown)
+		shim_die("cpuhp state %d (%s) is not modelled", state, name);
+	for (i = 0; i < SHIM_CPUHP_STATES; i++) {
+		if (!shim_cpuhp_prepare[i]) {
+			shim_cpuhp_prepare[i] = startup;
+			return CPUHP_BP_PREPARE_DYN + i;
+		}
+	}
+	return -EBUSY;
+}
+
+void cpuhp_remove_state_nocalls(enum cpuhp_state state)
+{
+	int i = state - CPUHP_BP_PREPARE_DYN;
+
+	if (i < 0 || i >= SHIM_CPUHP_STATES || !shim_cpuhp_prepare[i])
+		shim_die("cpuhp state %d was not set up", state);
+	shim_cpuhp_prepare[i] = NULL;
+}
+
+void shim_cpu_down(int cpu)
+{
+	set_cpu_online(cpu, false);
+}
+
+void shim_cpu_up(int cpu)
+{
+	int i;
+
+	for (i = 0; i < SHIM_CPUHP_STATES; i++)
+		if (shim_cpuhp_prepare[i] && shim_cpuhp_prepare[i](cpu))
+			shim_die("cpuhp prepare callback failed for CPU %d", cpu);
+	/* INIT and SIPI: a pending NMI is forgotten. */
+	__atomic_fetch_and(&shim_vcpu_of(cpu)->events, ~SHIM_EV_NMI,
+			   __ATOMIC_RELAXED);
+	set_cpu_online(cpu, true);
 }
 
 static void shim_apic_send_IPI(int cpu, int vector)
@@ -484,6 +653,11 @@ unsigned long shim_vcpu_nmis_taken(int cpu)
 unsigned long shim_vcpu_unknown_nmis(int cpu)
 {
 	return READ_ONCE(shim_vcpu_of(cpu)->unknown_nmis);
+}
+
+unsigned long shim_vcpu_offline_nmis(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->offline_nmis);
 }
 
 unsigned long shim_vcpu_stray_kicks(void)

@@ -19,7 +19,13 @@
  *                         posts an NMI, which ends any halt; the vCPU takes
  *                         it (runs the NMI handlers, asm/nmi.h) when the
  *                         halt ends, and at the points of the NMI kick's
- *                         halt (pv_nmi_halt.S, modelled in vcpu.c)
+ *                         halt (pv_nmi_halt.S, modelled in vcpu.c); on a
+ *                         CPU outside cpu_online_mask it runs no handler,
+ *                         as the kernel's exc_nmi(); nested NMIs return
+ *                         through repeat_nmi, as x86-64's entry code
+ *   cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, ...)
+ *                         its callback runs in shim_cpu_up(), before the
+ *                         CPU is online
  *   CPUID                 the hypervisor bit and KVM's leaves, from
  *                         shim_machine
  *
@@ -69,12 +75,30 @@ unsigned long shim_vcpu_stray_kicks(void);
 unsigned long shim_vcpu_nmis(int cpu);
 unsigned long shim_vcpu_nmis_taken(int cpu);
 unsigned long shim_vcpu_unknown_nmis(int cpu);
+/* NMIs it took outside cpu_online_mask: no handler ran. */
+unsigned long shim_vcpu_offline_nmis(int cpu);
 
 /*
  * Take the calling vCPU's pending NMI, interrupting the instruction at
  * @ip (0: none of interest); returns where the handlers resume it.
  */
 unsigned long shim_nmi_take_pending(unsigned long ip);
+
+/*
+ * The next NMI this thread takes gets a nested NMI after the @step-th
+ * instruction of its handlers (they are single-stepped, @step >= 1);
+ * shim_nmi_nested() says whether that came, or the handlers ended first.
+ */
+void shim_nmi_nest_at(unsigned long step);
+bool shim_nmi_nested(void);
+
+/*
+ * CPU hotplug as the kernel does it, for a CPU no thread plays or whose
+ * thread waits for nothing: down takes it out of cpu_online_mask; up runs
+ * the prepare callbacks, forgets its pending NMI (INIT) and puts it back.
+ */
+void shim_cpu_down(int cpu);
+void shim_cpu_up(int cpu);
 
 /*
  * Called on the halting CPU's thread as halt() or safe_halt() begins:

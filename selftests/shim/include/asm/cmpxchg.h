@@ -58,5 +58,17 @@
 	__shim_cmpxchg(ptr, old, new,					\
 		       SHIM_DEP_ORDER(*(ptr), __ATOMIC_ACQ_REL),	\
 		       SHIM_DEP_ORDER(*(ptr), __ATOMIC_ACQUIRE))
+/*
+ * Atomic against this CPU only (x86: cmpxchg without LOCK, one
+ * instruction, so an NMI comes wholly before or after it).  Not counted as
+ * a cache-line RMW.  A single-stepped test (shim/vcpu.c) steps it as one.
+ */
+#define cmpxchg_local(ptr, old, new) ({					\
+	__typeof__(*(ptr)) __old = (old);				\
+									\
+	__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+	__old;								\
+})
 
 #endif
