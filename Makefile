@@ -11,6 +11,8 @@
 #   make run             the quick look: every type side by side at 2x
 #   make kbench          real workloads on the guest kernels (kbench.rst)
 #   make kernel          a guest kernel with the lock as its arch_spinlock_t
+#   make qemu            QEMU with KVM's PV unhalt under TCG, the testbed
+#                        tcg-pvunhalt (Documentation/testbeds.rst)
 #   make kernel-series   regenerate kernel/patches/ from this tree
 #   make test-kernels    every kernel fragment on every version, and the
 #                        build matrix (make kernel-matrix alone)
@@ -27,7 +29,8 @@
 #
 #   Variables: CONFIG=configs/<fragment>.config, QUEUE_SPINLOCK=,
 #   PARAVIRT_SPINLOCKS=, PARAVIRT_UNFAIR_LOCKS=, LOCK_STATS=, LOCK_DEBUG= (y
-#   or n), KVER= (6.12 or 6.1), KDIR=; bench: LEVELS= RUNS= SECS= HOGS=
+#   or n), KVER= (6.12 or 6.1), KDIR=; TESTBED= (tcg-pvunhalt, tcg or kvm:
+#   how every guest's vCPUs run); bench: LEVELS= RUNS= SECS= HOGS=
 #   TORTURE_ARGS= LIB_ARGS= TAG= BASELINE=; kbench: KERNELS= LEVELS= RUNS=
 #   SECS= WORKLOADS= COUNTERS= HOGS= NEIGHBOUR=1 SINGLE=1 SINGLE_LEVELS=
 #   TAG=.
@@ -50,6 +53,13 @@ ifneq ($(shell grep -sx CONFIG_PVQ_SPINLOCKS=y $(KDIR)/include/config/auto.conf)
 include $(KDIR)/include/config/auto.conf
 endif
 include scripts/config.mk
+
+# The testbed every tool boots its guests on (tools/lib/functions.sh,
+# Documentation/testbeds.rst): tools/vmrun and the tools that use it read
+# PVQ_TESTBED.
+ifdef TESTBED
+export PVQ_TESTBED := $(TESTBED)
+endif
 
 # Where make deps extracts the kselftest and checkpatch files.
 DEPS_DIR ?= $(CURDIR)/.deps
@@ -237,6 +247,13 @@ soak: deps-check
 # KERNEL_DEBUG=y: the DEBUG_SPINLOCK + PROVE_LOCKING kernel;
 # TORTURE_FAULTS=y: with the test-only fault injection.
 # See Documentation/kernel.rst.
+# QEMU from Debian's source package with qemu/patches/ (KVM's PV unhalt
+# under TCG), built and cached in out/qemu/ (tools/build-qemu); the last
+# line printed is the binary.
+.PHONY: qemu
+qemu: deps-check
+	@tools/build-qemu
+
 .PHONY: kernel test-kernels
 kernel: deps-check kernel-series
 	@tools/build-kernel --kver '$(KVER)' --config '$(CONFIG)' \
@@ -251,7 +268,7 @@ kernel: deps-check kernel-series
 # others' are tested here.  Then the build matrix on the default version:
 # every lock choice x PARAVIRT x lock debugging, and random configurations
 # of the series' symbols, compiled (tools/kernel-matrix; MATRIX_ARGS=).
-test-kernels: deps-check
+test-kernels: deps-check qemu
 	@rc=0; for v in $$(ls kernel/patches | sort -V); do \
 		if [ "$$v" != "$(KVER)" ]; then \
 			selftests/vm/kernel_tests.sh --kver $$v \

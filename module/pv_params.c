@@ -16,13 +16,18 @@
 #endif
 
 #define PVQ_SPIN_THRESHOLD_MAX	(1 << 30)
+#define PVQ_SPIN_THRESHOLD_NS_MAX	1000000000
 
 static char *pv_backend = "auto";
 module_param(pv_backend, charp, 0444);
 MODULE_PARM_DESC(pv_backend, "PV halt/kick backend: auto (none with one CPU, on bare metal or with KVM_HINTS_REALTIME; else kvm if the hypervisor offers PV unhalt, else nmi, or ipi where no NMI handler can be registered), kvm, ipi, nmi (ipi, and waiters with interrupts off halt and are woken by an NMI), strict (nmi, but only a kick ends a wait), none");
 
 PVQ_RANGED_PARAM(spin_threshold, pvq_spin_threshold, 1, PVQ_SPIN_THRESHOLD_MAX);
-MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV ticketlock waiter halts (1..2^30, default 32768)");
+MODULE_PARM_DESC(spin_threshold, "Spin loops before a PV ticketlock waiter halts, at most (1..2^30, default 32768)");
+
+PVQ_RANGED_PARAM(spin_threshold_ns, pvq_spin_threshold_ns, 1,
+		 PVQ_SPIN_THRESHOLD_NS_MAX);
+MODULE_PARM_DESC(spin_threshold_ns, "Nanoseconds a PV ticketlock waiter spins before it halts, at most (1..10^9, default 170000: the PV ticketlock series' 2^15 loops on its hardware)");
 
 PVQ_RANGED_PARAM(queue_spin_threshold, pvq_queue_spin_threshold, 1,
 		 PVQ_SPIN_THRESHOLD_MAX);
@@ -85,8 +90,8 @@ int __init pvq_pv_params_init(void)
 		       pv_backend, err);
 	if (err)
 		return err;
-	pr_info("pv backend %s (%s), spin_threshold %d, queue_spin_threshold %d\n",
+	pr_info("pv backend %s (%s), spin_threshold %d (%d ns), queue_spin_threshold %d\n",
 		pvq_pv->name, pvq_pv_reason, pvq_spin_threshold,
-		pvq_queue_spin_threshold);
+		pvq_spin_threshold_ns, pvq_queue_spin_threshold);
 	return 0;
 }

@@ -500,6 +500,7 @@ const char *pvq_pv_reason = "default";
 /* Native until pvq_pv_select() chooses a backend that halts (pv_ops.h). */
 DEFINE_STATIC_KEY_TRUE(pvq_pv_native);
 int pvq_spin_threshold = PVQ_SPIN_THRESHOLD_DEFAULT;
+int pvq_spin_threshold_ns = PVQ_SPIN_THRESHOLD_NS_DEFAULT;
 int pvq_queue_spin_threshold = PVQ_QUEUE_SPIN_THRESHOLD_DEFAULT;
 
 /*

@@ -2,9 +2,10 @@
 /*
  * Paravirtual ticket lock: the slow paths.
  *
- * A waiter spins pvq_spin_threshold loops for its ticket, then records
- * (lock, wanted ticket) for its CPU, sets the slowpath flag, re-checks the
- * head and halts until the head moves.  An unlock that sees the flag looks
+ * A waiter spins for its ticket (pvq_spin_threshold loops, or
+ * pvq_spin_threshold_ns, whichever ends first), then records (lock, wanted
+ * ticket) for its CPU, sets the slowpath flag, re-checks the head and
+ * halts until the head moves.  An unlock that sees the flag looks
  * for the CPU that waits for the new head ticket and kicks it; the new
  * owner clears the flag when nobody is left waiting.
  *
@@ -17,6 +18,7 @@
 #include <linux/compiler.h>
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <asm/processor.h>
 
@@ -129,19 +131,43 @@ static void pvq_ticket_clear_flag(struct pvq_pvticketlock *lock, u16 want)
 				       slow & ~PVQ_PVTICKET_SLOW_FLAG);
 }
 
+/* Loops between two looks at the clock, which costs more than a loop. */
+#define PVQ_TICKET_CLOCK_LOOPS	64
+
+/*
+ * Spin until our ticket is served (true), or for pvq_spin_threshold loops
+ * or pvq_spin_threshold_ns, whichever ends first (false).
+ */
+static bool pvq_ticket_spin(struct pvq_pvticketlock *lock, u16 want)
+{
+	int loops = READ_ONCE(pvq_spin_threshold);
+	u64 budget = READ_ONCE(pvq_spin_threshold_ns);
+	u64 start = 0;
+	int loop;
+
+	for (loop = 0; loop < loops; loop++) {
+		if (pvq_ticket_served(lock, want))
+			return true;
+		cpu_relax();
+		if (loop % PVQ_TICKET_CLOCK_LOOPS == PVQ_TICKET_CLOCK_LOOPS - 1) {
+			if (!start)
+				start = local_clock();
+			else if (local_clock() - start >= budget)
+				break;
+		}
+	}
+	return false;
+}
+
 void pvq_pvticket_lock_slowpath(struct pvq_pvticketlock *lock, u16 want)
 {
 	/* Fixed for this acquisition: its context and irq state are. */
 	bool can_wait = pvq_pv_can_wait();
 	bool halted = false;
-	int loop;
 
 	for (;;) {
-		for (loop = READ_ONCE(pvq_spin_threshold); loop; loop--) {
-			if (pvq_ticket_served(lock, want))
-				goto out;
-			cpu_relax();
-		}
+		if (pvq_ticket_spin(lock, want))
+			goto out;
 		if (can_wait) {
 			pvq_ticket_halt(lock, want);
 			halted = true;

@@ -19,6 +19,8 @@
 /* As in pvqspinlock_unit: lost kicks must fail fast enough to report. */
 #define UNIT_TIMEOUT_MS		2000
 
+#include <linux/sched/clock.h>
+
 #include "kselftest_harness.h"
 #include "pv_futex.h"
 #include "pv_unit_helpers.h"
@@ -146,6 +148,32 @@ TEST_F(pvticket, waiter_sets_flag_records_ticket_and_parks)
 	ASSERT_TRUE(contender_finish(&c));
 	EXPECT_EVENT(taken_slow, 1);
 	EXPECT_EVENT(released_slow_kicked, 1);
+}
+
+/*
+ * The spin is bounded in time as well as in loops (spin_threshold_ns): a
+ * waiter with a loop count that would take seconds halts after the time.
+ * (2^15 loops of the series lasted tens of milliseconds under TCG.)
+ */
+TEST_F(pvticket, waiter_halts_after_spin_threshold_ns)
+{
+	struct contender c;
+	int saved_ns = pvq_spin_threshold_ns;
+	u64 start, waited;
+
+	pvq_spin_threshold = 1 << 30;
+	pvq_spin_threshold_ns = 1000000;
+	pvq_pvticket_lock(&self->lock);
+	start = local_clock();
+	ASSERT_TRUE(start_parked(&c, &self->lock, 1, 2, false))
+		TH_LOG("not parked: 2^30 loops ran, the 1 ms bound did not end them");
+	waited = local_clock() - start;
+	/* Not before its time, and long before 2^30 loops. */
+	EXPECT_GE(waited, 1000000ULL);
+	EXPECT_LT(waited, 1000000000ULL);
+	pvq_pvticket_unlock(&self->lock);
+	ASSERT_TRUE(contender_finish(&c));
+	pvq_spin_threshold_ns = saved_ns;
 }
 
 #define KICK_WAITERS	3

@@ -145,6 +145,7 @@ struct static_key_true pvq_pv_native = { false };
 const char *pvq_pv_reason = "userspace";
 int pvq_spin_threshold = PVQ_FUTEX_SPIN_THRESHOLD;
 int pvq_queue_spin_threshold = PVQ_FUTEX_SPIN_THRESHOLD;
+int pvq_spin_threshold_ns = PVQ_SPIN_THRESHOLD_NS_DEFAULT;
 
 /* The kernel's names: kvm and ipi exist, but cannot work in userspace. */
 int pvq_pv_select(const char *name)

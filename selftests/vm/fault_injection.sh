@@ -30,6 +30,12 @@
 #  - inject_fault=irq_exclusion lets every 16th interrupt-context section
 #    run without its lock (the writers keep theirs): the checks of the
 #    interrupt-context sections must report FAILURE (one type suffices).
+# With --backend kvm (on a testbed with KVM's PV unhalt, --testbed
+# tcg-pvunhalt) the library's faults run on the kvm backend instead, every
+# lock taken with interrupts off and two writers: there a waiter halts
+# with interrupts off and only KVM_HC_KICK_CPU wakes it, so a dropped kick
+# must be reported as a stall (with interrupts on, sti; hlt ends at the
+# next tick, and a lost kick costs only that).  --lib-only: those alone.
 #
 # Host side: boots one guest at 2x overcommit and prints TAP.
 
@@ -44,9 +50,13 @@ types=
 secs=2
 vcpus=4
 host_cpus=0-1
+backend=strict
+lib_only=0
+testbed=${PVQ_TESTBED:-$DEFAULT_TESTBED}
 
 usage() {
 	echo "usage: $0 --modules DIR --types \"T1 T2\" [--secs N] [--vcpus N] [--host-cpus LIST]"
+	echo "          [--backend strict|kvm] [--lib-only] [--testbed NAME]"
 }
 
 while [ $# -gt 0 ]; do
@@ -56,6 +66,9 @@ while [ $# -gt 0 ]; do
 	--secs) secs=${2:-}; shift ;;
 	--vcpus) vcpus=${2:-}; shift ;;
 	--host-cpus) host_cpus=${2:-}; shift ;;
+	--backend) backend=${2:-}; shift ;;
+	--testbed) testbed=${2:-}; shift ;;
+	--lib-only) lib_only=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown option '$1'" ;;
 	esac
@@ -66,20 +79,27 @@ if [ -z "$modules" ] || [ -z "$types" ]; then
 fi
 [[ $secs =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ ]] ||
 	usage_error "--secs and --vcpus: whole numbers from 1"
+case $backend in
+strict | kvm) ;;
+*) usage_error "--backend: strict or kvm, not '$backend'" ;;
+esac
+is_testbed "$testbed" || usage_error "--testbed: '$testbed' is not one of: $TESTBEDS"
 
-outdir=$ROOT/out/fault-injection
+outdir=$ROOT/out/fault-injection$([ "$backend" = strict ] || echo "-$backend")
 mkdir -p "$outdir"
 console=$outdir/console.log
 runs=()
 stall_secs=3
-for t in $types; do
-	runs+=(--run "torture_type=$t runtime_secs=$secs stat_interval=0 inject_fault=exclusion")
-done
-for t in $types; do
-	runs+=(--run "torture_type=$t runtime_secs=60 stall_secs=$stall_secs stat_interval=0 inject_fault=stall")
-done
 irq_type=${types%% *}
-runs+=(--run "torture_type=$irq_type runtime_secs=$secs stat_interval=0 irq_mode=hardirq inject_fault=irq_exclusion")
+if ((!lib_only)); then
+	for t in $types; do
+		runs+=(--run "torture_type=$t runtime_secs=$secs stat_interval=0 inject_fault=exclusion")
+	done
+	for t in $types; do
+		runs+=(--run "torture_type=$t runtime_secs=60 stall_secs=$stall_secs stat_interval=0 inject_fault=stall")
+	done
+	runs+=(--run "torture_type=$irq_type runtime_secs=$secs stat_interval=0 irq_mode=hardirq inject_fault=irq_exclusion")
+fi
 
 # The library's faults: one line "LIB PARAMS|TORTURE PARAMS" per run, in
 # the order lib_fault_runs.sh numbers them; lib_runs[i] says what run i+1
@@ -91,7 +111,16 @@ has_type() {
 lib_lines=
 lib_runs=()
 # A small threshold: thousands of halts and kicks per second at 2x.
-strict="pv_backend=strict spin_threshold=64 queue_spin_threshold=64"
+strict="pv_backend=$backend spin_threshold=64 queue_spin_threshold=64"
+# On kvm, every lock taken with interrupts off (only the kick ends such a
+# halt), by two writers, so that CPUs are left for the watchdog, loaded
+# from writer 0's CPU (the watchdog must still run on a free one).
+fault_torture=
+fault_cpu=
+if [ "$backend" = kvm ]; then
+	fault_torture=" irqs_disabled=1 nwriters_stress=2"
+	fault_cpu=0
+fi
 # Long enough for the fault to strike (well under a second) and the
 # watchdog to see it; a run that gets to the end has missed it.  Waits of
 # a healthy run stay under 0.5 s, so 2 s is safe and saves time.
@@ -111,8 +140,8 @@ for fault in drop_kick skip_handoff; do
 	for t in $ftypes; do
 		has_type "$t" || continue
 		add_lib_run "$strict inject_fault=$fault" \
-			"torture_type=$t runtime_secs=$fault_secs stall_secs=$lib_stall_secs stat_interval=0" \
-			"fault $fault $t"
+			"torture_type=$t runtime_secs=$fault_secs stall_secs=$lib_stall_secs stat_interval=0$fault_torture" \
+			"fault $fault $t" $fault_cpu
 	done
 done
 # The NMI kick's window left open (nmi_window): every writer's lock taken
@@ -124,7 +153,7 @@ done
 # goes silent).  The module is loaded from CPU 0, writer 0's: the
 # watchdog must still run on a free CPU, not where the load happened (it
 # did, and then saw the stall only after the end, or never).
-if has_type pvqspinlock; then
+if has_type pvqspinlock && [ "$backend" = strict ]; then
 	add_lib_run "$strict inject_fault=nmi_window" \
 		"torture_type=pvqspinlock irqs_disabled=1 nwriters_stress=2 runtime_secs=$fault_secs stall_secs=$lib_stall_secs stat_interval=0" \
 		"fault nmi_window pvqspinlock" 0
@@ -134,7 +163,7 @@ fi
 # in the window (nmi_window).  Before the NMI handler set the frame that
 # IRET returns through, such an NMI returned into the window, and its
 # waiter halted for good.
-if has_type pvqspinlock; then
+if has_type pvqspinlock && [ "$backend" = strict ]; then
 	add_lib_run "$strict inject_fault=nmi_window_held" \
 		"torture_type=pvqspinlock irqs_disabled=1 nwriters_stress=2 runtime_secs=$secs stall_secs=$lib_stall_secs stat_interval=0" \
 		"held nmi_window pvqspinlock" 0
@@ -145,7 +174,7 @@ fi
 # after the dropped kick and queue behind the halted head too, no CPU is
 # left to end the run, and the watchdog reports the stall during the run
 # (the drop_kick runs above, which must show the bound's refusals).
-if has_type pvqspinlock; then
+if has_type pvqspinlock && [ "$backend" = strict ]; then
 	add_lib_run "$strict inject_fault=drop_kick pass_bound=0" \
 		"torture_type=pvqspinlock runtime_secs=$secs stat_interval=0" \
 		"fault drop_kick pvqspinlock end"
@@ -153,7 +182,8 @@ fi
 for t in pvqspinlock pvqspinlock_unfair pvticket; do
 	has_type "$t" || continue
 	add_lib_run "$strict inject_fault=none" \
-		"torture_type=$t runtime_secs=$secs stat_interval=0" "control $t"
+		"torture_type=$t runtime_secs=$secs stat_interval=0$fault_torture" \
+		"control $t" $fault_cpu
 done
 add_lib_run "inject_fault=bogus" "" refused
 lib_timeout=0
@@ -168,6 +198,7 @@ done
 nruns=$((${#runs[@]} / 2))
 # vmrun must fail here (the runs report FAILURE); what matters is each verdict.
 "$ROOT/tools/vmrun" --modules "$modules" --vcpus "$vcpus" --host-cpus "$host_cpus" \
+	--testbed "$testbed" \
 	--timeout $((120 + nruns * (secs + stall_secs + 30) + lib_timeout)) \
 	--quiet --outdir "$outdir" --console "$console" "${runs[@]}" \
 	--guest-script "$ROOT/selftests/vm/lib_fault_runs.sh" \
@@ -299,6 +330,7 @@ check_lib_run() {
 
 tap_start
 for t in $types; do
+	((lib_only)) && break
 	summary=$(grep -a "$t-torture: summary:" "$console" | head -n 1)
 	if grep -aq "$t-torture: --- End of test: FAILURE" "$console" &&
 	   [[ $summary =~ result=FAILURE ]] &&
@@ -312,6 +344,7 @@ done
 # The second run of each type is the stall run: its report must show the
 # watchdog's STALL line, the lock word, and FAILURE.
 for t in $types; do
+	((lib_only)) && break
 	log=$(sed -n "/$t-torture: FAULT INJECTION BUILD: inject_fault=stall/,/$t-torture: --- End of test/p" "$console")
 	if grep -aq "$t-torture: STALL: " <<<"$log" &&
 	   grep -aqE "$t-torture: lock 0: (lock )?word" <<<"$log" &&
@@ -322,6 +355,7 @@ for t in $types; do
 	fi
 done
 # The last run: only interrupt-context sections skip their lock.
+((lib_only)) || {
 log=$(sed -n "/$irq_type-torture: FAULT INJECTION BUILD: inject_fault=irq_exclusion/,/$irq_type-torture: --- End of test/p" "$console")
 summary=$(grep -a "$irq_type-torture: summary:" <<<"$log" | head -n 1)
 if grep -aq "$irq_type-torture: --- End of test: FAILURE" <<<"$log" &&
@@ -332,13 +366,14 @@ if grep -aq "$irq_type-torture: --- End of test: FAILURE" <<<"$log" &&
 else
 	not_ok "fault irq_exclusion detected: $irq_type" "no FAILURE report"
 fi
+}
 for i in "${!lib_runs[@]}"; do
 	what=${lib_runs[i]}
 	case $what in
-	*end) name="lib fault ${what#fault } of run detected (pv_backend=strict)" ;;
-	fault*) name="lib fault ${what#fault } detected (pv_backend=strict)" ;;
-	control*) name="lib strict control ${what#control }: no lost wakeup" ;;
-	held*) name="lib ${what#held } window held open: no lost wakeup (pv_backend=strict)" ;;
+	*end) name="lib fault ${what#fault } of run detected (pv_backend=$backend)" ;;
+	fault*) name="lib fault ${what#fault } detected (pv_backend=$backend${fault_torture:+,$fault_torture})" ;;
+	control*) name="lib $backend control ${what#control }: no lost wakeup${fault_torture:+ (${fault_torture# })}" ;;
+	held*) name="lib ${what#held } window held open: no lost wakeup (pv_backend=$backend)" ;;
 	refused) name="lib refuses inject_fault=bogus" ;;
 	esac
 	res=$(check_lib_run $((i + 1)) "$what")

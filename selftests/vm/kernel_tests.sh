@@ -40,6 +40,11 @@
 #      upstream locktorture spin_lock_irq (its waiters, and most of the
 #      kernel's own, wait with interrupts off and halt there) ends in
 #      SUCCESS with no kernel warning, and NMI kicks were sent.
+#   8a. KVM's kick: booted on the testbed with KVM's PV unhalt
+#      (tcg-pvunhalt, make qemu), at 2x and 4x, the default backend is kvm
+#      (auto), upstream locktorture spin_lock and spin_lock_irq end in
+#      SUCCESS with no kernel warning, and KVM_HC_KICK_CPU kicks woke the
+#      waiters that halted with interrupts off.
 #
 # With --all-kernels (make test-kernels, not in make test: two more
 # cold kernel builds would take make test past 30 minutes on 2 cores):
@@ -417,6 +422,50 @@ test_nmi_levels() {
 	done
 }
 
+# KVM's kick in the kernel build (8a. above).
+test_kvm_levels() {
+	local level vcpus secs label kicks halts
+	if [[ ! -x $PVQ_BUILT_QEMU ]]; then
+		not_ok "the kvm backend in the kernel build" "$PVQ_BUILT_QEMU missing: run 'make qemu'"
+		return
+	fi
+	for level in $LEVELS; do
+		vcpus=$((level * HOST_CPUS))
+		secs=$((SECS * level))
+		label="${level}x ($vcpus vCPUs), $(testbed_title tcg-pvunhalt)"
+		vm "kvm-${level}x" --testbed tcg-pvunhalt --kernel "$IMAGE" \
+			--vcpus "$vcpus" --timeout $((240 + 6 * secs * level)) \
+			--guest-script "$GUEST" \
+			--guest-env "LT_TYPES=spin_lock spin_lock_irq" \
+			--guest-env "LT_SECS=$secs"
+		if grep -aq 'pvq_locks: pv backend kvm (the hypervisor offers KVM PV unhalt)' "$CONSOLE"; then
+			ok "$label: auto picks the kvm backend"
+		else
+			not_ok "$label: auto picks the kvm backend" \
+				"$(grep -a -o 'pvq_locks: pv backend.*' "$CONSOLE" | head -n 1)"
+		fi
+		check_locktorture_at "$level" "$label" spin_lock "$vcpus" "$secs"
+		check_locktorture_at "$level" "$label" spin_lock_irq "$vcpus" "$secs"
+		if ((VM_RC == 0)); then
+			ok "$label: no kernel warning, lockup or stall (vmrun passed)"
+		else
+			not_ok "$label: no kernel warning, lockup or stall" \
+				"$(vm_reasons 3)"
+		fi
+		if grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
+			halts=$(($(event spin_lock_irq wait_node) + $(event spin_lock_irq wait_head)))
+			kicks=$(event spin_lock_irq kick_unlock)
+			diag "$label: during locktorture spin_lock_irq: $halts halts, $kicks kicks"
+			if ((halts > 0 && kicks > 0)); then
+				ok "$label: waiters with interrupts off halted and KVM_HC_KICK_CPU woke them ($halts halts, $kicks kicks)"
+			else
+				not_ok "$label: waiters with interrupts off halted and KVM_HC_KICK_CPU woke them" \
+					"$halts halts, $kicks kicks"
+			fi
+		fi
+	done
+}
+
 # A broken lock must be caught: boot with the fault armed, run locktorture.
 test_fault() {
 	local fault=$1 params=$2 name="fault-$1" evidence
@@ -536,6 +585,7 @@ main() {
 		build_vcpu_preempted
 		test_levels
 		test_nmi_levels
+		test_kvm_levels
 		test_nopvspin
 		if ((FAULTS)); then
 			test_fault skip_handoff ""

@@ -35,6 +35,10 @@ STRICT_HARDENED_VCPUS=8
 # The VMs that also run the NMI kick (pv_backend=nmi and strict, waiters
 # with interrupts off): 2x and 4x overcommit.
 NMI_VCPUS_LIST="4 8"
+# The VMs that also run the kvm backend: none, but on a testbed that
+# offers KVM's PV unhalt (--testbed tcg-pvunhalt).
+KVM_VCPUS_LIST=""
+TESTBED=${PVQ_TESTBED:-$DEFAULT_TESTBED}
 # Up to this many vCPUs (4x on 2 host CPUs), the unfair lock must not be
 # flagged unfair ("???"), in runs of FAIRNESS_SECS: over 3 s the host shares
 # its CPUs among 8 vCPUs unevenly enough to put the per-vCPU counts of any
@@ -76,6 +80,11 @@ Options:
                       the VMs with these vCPU counts also run the NMI kick
                       tests (pv_backend=nmi and strict; default:
                       "$NMI_VCPUS_LIST"; "": none)
+  --kvm-vcpus-list "N M"
+                      the VMs with these vCPU counts also run the kvm
+                      backend's tests (a testbed with KVM's PV unhalt;
+                      default: "$KVM_VCPUS_LIST")
+  --testbed NAME      tools/vmrun's --testbed (default: $TESTBED)
   --host-cpus LIST    taskset CPU list for QEMU (default: vmrun's, all CPUs)
   --timeout SECS      per-VM timeout (default: computed from types and secs)
   --outdir DIR        keep per-VM console logs here
@@ -97,7 +106,8 @@ parse_args() {
 		-h | --help) usage; exit 0 ;;
 		--types | --secs | --vcpus-list | --host-cpus | --outdir | --modules | \
 			--timeout | --pv-vcpus | --hotplug-vcpus | --hardened-vcpus | \
-			--strict-hardened-vcpus | --nmi-vcpus-list) ;;
+			--strict-hardened-vcpus | --nmi-vcpus-list | --kvm-vcpus-list | \
+			--testbed) ;;
 		*) usage_error "unknown option '$opt'" ;;
 		esac
 		(($#)) || usage_error "$opt needs a value"
@@ -111,6 +121,11 @@ parse_args() {
 		--strict-hardened-vcpus)
 			need_int "$opt" "$1" 0 255; STRICT_HARDENED_VCPUS=$((10#$1)) ;;
 		--nmi-vcpus-list) NMI_VCPUS_LIST=$1 ;;
+		--kvm-vcpus-list) KVM_VCPUS_LIST=$1 ;;
+		--testbed)
+			is_testbed "$1" || usage_error "--testbed: '$1' is not one of: $TESTBEDS"
+			TESTBED=$1
+			;;
 		--host-cpus) HOST_CPUS=$1 ;;
 		--outdir) OUTDIR=$1 ;;
 		--timeout) need_int "$opt" "$1" 1 86400; TIMEOUT=$((10#$1)) ;;
@@ -126,6 +141,14 @@ parse_args() {
 	for v in $NMI_VCPUS_LIST; do
 		need_int --nmi-vcpus-list "$v" 1 255
 	done
+	for v in $KVM_VCPUS_LIST; do
+		need_int --kvm-vcpus-list "$v" 1 255
+	done
+}
+
+# 1 if the VM with $1 vCPUs runs the kvm backend's tests.
+kvm_vm() {
+	[[ " $KVM_VCPUS_LIST " == *" $1 "* ]] && echo 1 || echo 0
 }
 
 # 1 if the VM with $1 vCPUs runs the NMI kick tests.
@@ -148,6 +171,10 @@ hardened_runs() {
 	# The NMI kick: two backends, three runs of up to three PV types.
 	if (($(nmi_vm "$1"))); then
 		n=$((n + 18))
+	fi
+	# The kvm backend: four runs of up to three PV types.
+	if (($(kvm_vm "$1"))); then
+		n=$((n + 12))
 	fi
 	echo "$n"
 }
@@ -188,7 +215,8 @@ run_vm() {
 	console=$dir/console.log
 	timeout=$(vm_timeout "$vcpus")
 	echo "$tag booting: timeout ${timeout} s, console $console"
-	"$VMRUN" --quiet --vcpus "$vcpus" ${HOST_CPUS:+--host-cpus "$HOST_CPUS"} \
+	"$VMRUN" --quiet --testbed "$TESTBED" --vcpus "$vcpus" \
+		${HOST_CPUS:+--host-cpus "$HOST_CPUS"} \
 		"${VMRUN_EXTRA[@]}" --outdir "$dir" --console "$console" \
 		--timeout "$timeout" --guest-script "$GUEST_SCRIPT" \
 		--guest-env "TYPES=$TYPES" --guest-env "SECS=$SECS" \
@@ -197,6 +225,7 @@ run_vm() {
 		--guest-env "HARDENED_TESTS=$((vcpus == HARDENED_VCPUS))" \
 		--guest-env "STRICT_HARDENED_TESTS=$((vcpus == STRICT_HARDENED_VCPUS))" \
 		--guest-env "NMI_TESTS=$(nmi_vm "$vcpus")" \
+		--guest-env "KVM_TESTS=$(kvm_vm "$vcpus")" \
 		--guest-env "FAIRNESS_TYPES=$(fairness_types "$vcpus")" \
 		--guest-env "FAIRNESS_SECS=$((SECS > FAIRNESS_SECS ? SECS : FAIRNESS_SECS))" \
 		>"$dir/vmrun.log" 2>&1 || rc=$?
@@ -265,7 +294,7 @@ main() {
 	fi
 	mkdir -p "$OUTDIR"
 	OUTDIR=$(cd "$OUTDIR" && pwd)
-	echo "# types: $TYPES; secs: $SECS; vcpus: $VCPUS_LIST; logs: $OUTDIR"
+	echo "# types: $TYPES; secs: $SECS; vcpus: $VCPUS_LIST; testbed: $TESTBED; logs: $OUTDIR"
 	for v in $VCPUS_LIST; do
 		run_vm "$((10#$v))"
 	done

@@ -38,6 +38,12 @@
 #           them), the hardened runs and CPU hotplug with interrupts off;
 #           and pv_backend=ipi (the IPI kick alone: the default suite runs
 #           on auto, i.e. nmi under TCG)
+#   KVM_TESTS 1: also the kvm backend, on a testbed that offers KVM's PV
+#           unhalt (tcg-pvunhalt, Documentation/testbeds.rst): auto picks
+#           it; every PV type with interrupts on and off (waiters with
+#           interrupts off halt, and only the hypercall wakes them), the
+#           hardened runs, and CPU hotplug with interrupts off (waiters on
+#           CPUs coming up and going down halt, and are kicked)
 # Exit status: 0 if every test passed, 1 otherwise.
 #
 # The plan ("1..N") comes last, after the tests (TAP 13): nothing counts
@@ -909,6 +915,38 @@ EOF_TABLE
 	reload_lib
 }
 
+# EXTRA_CHECK of the kvm runs with interrupts off: waiters halted with
+# interrupts off, and kicks woke them (kick_unlock for the queued types,
+# released_slow_kicked for pvticket), as only KVM_HC_KICK_CPU can.
+check_kvm_kicks() {
+	kicks=0
+	for e in kick_unlock released_slow_kicked; do
+		v=$(kv "$1" "$e")
+		is_uint "$v" && kicks=$((kicks + v))
+	done
+	if [ "$kicks" -eq 0 ]; then
+		echo "no kick: kick_unlock=$(kv "$1" kick_unlock) released_slow_kicked=$(kv "$1" released_slow_kicked)"
+		return 1
+	fi
+}
+
+# The kvm backend: auto's choice where KVM's PV unhalt is offered.  A lost
+# kick halts its waiter with interrupts off for good (STALL, FAILURE or a
+# hung run).
+kvm_tests() {
+	[ -n "$(types_of strict)" ] || return 0
+	HOTPLUG_ONLINE=$(cat "$CPUS_ONLINE")
+	run_table 3<<'EOF_TABLE'
+pv_backend=auto picks kvm, and says why | | lib loads pv backend kvm (the hypervisor offers KVM PV unhalt)
+pv_backend=kvm loads         | pv_backend=kvm spin_threshold=64 | lib loads pv backend kvm
+torture {t} (pv_backend=kvm) | torture_type={strict}            | pass
+torture {t} irqs_disabled=1 (pv_backend=kvm) | torture_type={strict} irqs_disabled=1 | pass check_kvm_kicks
+torture {t} irq_mode=mixed nested_locks=2 nlocks=4 (hardened, pv_backend=kvm) | torture_type={strict} irq_mode=mixed nested_locks=2 nlocks=4 | pass no-fairness check_irq_contexts
+torture {t} irqs_disabled=1 onoff_interval_ms=200 onoff_holdoff=0 (pv_backend=kvm) | torture_type={strict} irqs_disabled=1 onoff_interval_ms=200 onoff_holdoff=0 | pass no-fairness check_hotplug
+EOF_TABLE
+	reload_lib
+}
+
 main() {
 	first_type=
 	for t in $TYPES; do
@@ -936,6 +974,7 @@ EOF_TABLE
 	[ "${HARDENED_TESTS:-0}" = 1 ] && hardened_tests
 	[ "${STRICT_HARDENED_TESTS:-0}" = 1 ] && strict_hardened_tests
 	[ "${NMI_TESTS:-0}" = 1 ] && nmi_tests
+	[ "${KVM_TESTS:-0}" = 1 ] && kvm_tests
 
 	echo "1..$test_no"
 	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"

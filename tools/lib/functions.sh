@@ -169,3 +169,70 @@ dkms_conf() {
 	sed -n "s/^$1=\"\\(.*\\)\"\$/\\1/p" \
 		"$(dirname "${BASH_SOURCE[0]}")/../../dkms.conf"
 }
+
+# --- Testbeds ------------------------------------------------------------
+# How the guests' vCPUs run (Documentation/testbeds.rst):
+#   tcg-pvunhalt  QEMU TCG with KVM's PV unhalt: this project's QEMU
+#                 (make qemu, out/qemu/), -cpu max,kvm-pv-unhalt=on; the
+#                 guest sees KVM's PV spinlock interface, as on a KVM host
+#                 that offers PV unhalt
+#   tcg           QEMU TCG without it, as on a hypervisor that hides it:
+#                 the guest kernel's own lock falls back to test-and-set
+#   kvm           KVM itself (-enable-kvm -cpu host), on a host that has it
+# The setting every tool takes: --testbed, or PVQ_TESTBED (make TESTBED=).
+
+# shellcheck disable=SC2034 # used by the scripts that source this file
+TESTBEDS="tcg-pvunhalt tcg kvm"
+# shellcheck disable=SC2034
+DEFAULT_TESTBED=tcg
+# The QEMU that make qemu builds.
+PVQ_BUILT_QEMU=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/out/qemu/bin/qemu-system-x86_64
+
+# is_testbed NAME: one of TESTBEDS.
+is_testbed() {
+	[[ " $TESTBEDS " == *" $1 "* ]]
+}
+
+# testbed_qemu NAME: the QEMU binary of a testbed: the one make qemu built
+# where it exists (with kvm-pv-unhalt off it behaves as Debian's), else
+# Debian's; tcg-pvunhalt needs the built one (status 1 without it).
+testbed_qemu() {
+	if [[ -x $PVQ_BUILT_QEMU ]]; then
+		echo "$PVQ_BUILT_QEMU"
+	elif [[ $1 == tcg-pvunhalt ]]; then
+		return 1
+	else
+		command -v qemu-system-x86_64
+	fi
+}
+
+# testbed_qemu_args NAME: the accelerator and CPU options, one per line,
+# and where the firmware is: the built QEMU has none of its own, Debian's
+# seabios and qemu-system-data packages have it (Debian's QEMU looks there
+# anyway).
+testbed_qemu_args() {
+	case $1 in
+	kvm) printf '%s\n' -enable-kvm -cpu host ;;
+	tcg) printf '%s\n' -accel tcg -cpu max ;;
+	tcg-pvunhalt) printf '%s\n' -accel tcg -cpu max,kvm-pv-unhalt=on ;;
+	esac
+	printf '%s\n' -L /usr/share/seabios -L /usr/share/qemu
+}
+
+# testbed_anchor NAME: what the guest kernel's own lock (the torture type
+# spin_lock, the stock kernel's spinlock_t) is on that testbed.
+testbed_anchor() {
+	case $1 in
+	tcg) echo "upstream's test-and-set fallback (virt_spin_lock(): no PV unhalt)" ;;
+	*) echo "upstream PV qspinlock (KVM's PV unhalt)" ;;
+	esac
+}
+
+# testbed_title NAME: how reports name it.
+testbed_title() {
+	case $1 in
+	kvm) echo "KVM" ;;
+	tcg) echo "QEMU TCG without PV unhalt" ;;
+	tcg-pvunhalt) echo "QEMU TCG with KVM's PV unhalt" ;;
+	esac
+}

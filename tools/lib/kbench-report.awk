@@ -36,7 +36,8 @@ BEGIN {
 	label["unfair"] = "A (unfair PV qspinlock)"
 	label["native"] = "B (native qspinlock)"
 	label["pv"] = "C (PV qspinlock)"
-	label["stock"] = "stock (the upstream lock)"
+	# -v stock_lock: what the stock kernel's lock is on the run's testbed.
+	label["stock"] = stock_lock != "" ? "stock (" stock_lock ")" : "stock (the upstream lock)"
 	# Those tables' column order; other kernels follow in order of appearance.
 	nfixed = split("base unfair native pv stock", fixed_order, " ")
 	# Which lock events make up each rate (absent ones count 0).

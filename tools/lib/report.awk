@@ -4,7 +4,7 @@
 # see Documentation/bench.rst).  Needs tools/lib/stats.awk and
 # tools/lib/format.awk loaded first.
 #
-#   awk -f stats.awk -f format.awk -f report.awk -v mode=report  [-v baseline=T] runs.csv
+#   awk -f stats.awk -f format.awk -f report.awk -v mode=report  [-v baseline=T] [-v anchor=TEXT] runs.csv
 #   awk -f stats.awk -f format.awk -f report.awk -v mode=compare a.csv b.csv
 #   awk -f stats.awk -f format.awk -f report.awk -v mode=plot    runs.csv
 #
@@ -273,7 +273,7 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 		return
 	}
 	for (j = 1; j <= nshown; j++)
-		heads[j] = shown[j] (shown[j] == baseline ? " (baseline)" : \
+		heads[j] = tlabel(shown[j]) (shown[j] == baseline ? " (baseline)" : \
 				     shown[j] == "ceiling" ? " (limit)" : "")
 	md_head("overcommit", 1, heads, nshown)
 	for (i = 1; i <= nlevels; i++) {
@@ -312,6 +312,12 @@ function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, 
 	if (omitted != "")
 		printf "\nAll zero (not shown): %s.\n", omitted
 	printf "\n"
+}
+
+# A type's column head: spin_lock named for what it is on the run's
+# testbed (-v anchor, e.g. "upstream PV qspinlock"), when the run says.
+function tlabel(t) {
+	return (t == "spin_lock" && anchor != "") ? t " = " anchor : t
 }
 
 function testname() {
