@@ -118,7 +118,7 @@ SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	scripts/gen-kernel-series scripts/check-words scripts/check-options \
 	scripts/check-figures \
 	selftests/ksft_runner.sh selftests/kernel_series_test.sh \
-	selftests/locktorture_verdict_test.sh \
+	selftests/locktorture_verdict_test.sh selftests/kbuild_test.sh \
 	$(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
 	tools/lib/functions.sh tools/lib/guest-init.sh tools/lib/bench-common.sh \

@@ -527,6 +527,10 @@ add pass safety "-DGREEDY -DPASS_SCALE=2" \
 	"greedy: fair, $G, pass_scale 2: safety (head passed at most 2 x 2 + 2 x 1 times)" O2
 add pass safety "-DGREEDY -DPASS_SCALE=2 -DUNFAIR" \
 	"greedy: unfair, $G, pass_scale 2: safety (head passed at most 2 x 2 + 2 x 1 times)" O2
+add pass safety "-DGREEDY -DPASS_SCALE=2 -DOTHER_LOCK" \
+	"greedy: fair, $G, pass_scale 2, stealing past another lock's queue too: safety (the credit is per lock)" O2
+add pass safety "-DGREEDY -DPASS_SCALE=2 -DOTHER_LOCK -DUNFAIR" \
+	"greedy: unfair, $G, pass_scale 2, stealing past another lock's queue too: safety" O2
 add pass safety "-DGREEDY -DNCPU=4 -DITERS=1" \
 	"greedy: fair, 3 CPUs x 1 + greedy stealer: safety" O2
 add pass safety "-DGREEDY -DNCPU=4 -DITERS=1 -DUNFAIR" \
@@ -535,6 +539,8 @@ add pass safety "-DGREEDY -DNCPU=4 -DITERS=1 -DUNFAIR" \
 # The bugs: BUG_NO_PASS_BOUND is the C code before the pass bound.  Its
 # liveness counterexamples are for heads that give up their spin (SPIN_MAX)
 # where the C code does: a head that halts halts.
+add "fail:$PASSES" assert "-DGREEDY -DPASS_SCALE=2 -DOTHER_LOCK -DBUG_CREDIT_ANY_LOCK" \
+	"greedy BUG_CREDIT_ANY_LOCK (fair): credit earned on another lock passes this head uncounted, without bound"
 add "fail:$PASSES" assert "-DGREEDY -DBUG_NO_PASS_BOUND" \
 	"greedy BUG_NO_PASS_BOUND (fair): a head passed more than pass_bound times"
 add "fail:$PASSES" assert "-DGREEDY -DBUG_NO_PASS_BOUND -DUNFAIR" \

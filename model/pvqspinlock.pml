@@ -72,6 +72,10 @@
  *                  before stealing stops until a queue head has the lock.
  *   PASS_SCALE     pass_scale (default 1: every steal past a queue counts;
  *                  else each CPU counts one in PASS_SCALE, a local credit).
+ *   OTHER_LOCK     (with GREEDY and PASS_SCALE > 1) the greedy stealer also
+ *                  steals past another lock's queue, at any time: that
+ *                  lock abstracted to what its steals do to the credit,
+ *                  which is for the lock it was earned on only.
  *   GREEDY         CPU NCPU - 1 never queues: it steals for ever (the
  *                  fifth nesting level's trylock loop, a steal loop that
  *                  never ends); the others acquire as usual.
@@ -291,14 +295,22 @@ bit  g_unhashed[NCPU];		/* an unlock consumed c's entry, cleared its flag */
 bit  g_hd;			/* a queue head waits (has not taken the lock) */
 byte g_passed;			/* steals since it became head (saturates) */
 
+#ifdef BUG_CREDIT_ANY_LOCK
+#define BUG_ANY_LOCK	1
+#else
+#define BUG_ANY_LOCK	0
+#endif
+
 /*
  * pvq_steal_free(lock, val).  The caller has read the word, found the
  * locked byte and the reservation clear, and kept its tail and count in
  * v_tail, v_passes.  COUNTED: must this CPU count a steal past a queue
  * (pvq_pass_counts(): no credit left)?  REFUSED: the pass bound stops it.
  */
-#if PASS_SCALE > 1
+#if PASS_SCALE > 1 && defined(BUG_CREDIT_ANY_LOCK)
 #define COUNTED		(credit == 0)
+#elif PASS_SCALE > 1
+#define COUNTED		(credit == 0 || credit_other)
 #else
 #define COUNTED		1
 #endif
@@ -526,7 +538,9 @@ inline pvq_steal_free()
 #endif
 #if PASS_SCALE > 1
 			if
-			:: v_tail != 0 && COUNTED -> credit = PASS_SCALE - 1
+			:: v_tail != 0 && COUNTED ->
+				credit = PASS_SCALE - 1;
+				credit_other = 0
 			:: v_tail != 0 && !COUNTED -> credit--
 			:: else
 			fi;
@@ -559,6 +573,7 @@ proctype cpu(byte me)
 	byte v_passes;		/* ... with the count (the steals' val) */
 #if PASS_SCALE > 1
 	byte credit;		/* pvq_pass_credit: uncounted steals left */
+	bit  credit_other;	/* ... earned on another lock (OTHER_LOCK) */
 #endif
 	byte l;			/* a locked byte value read or returned */
 	byte old;		/* old tail from pvq_xchg_tail() */
@@ -1173,6 +1188,22 @@ locked:
 		v_passes = lk_passes
 	   };
 		atomic { pvq_steal_free() }
+#ifdef OTHER_LOCK
+	/*
+	 * A steal past another lock's queue (its bound not modelled): it
+	 * spends this CPU's credit for that lock, or counts there and earns
+	 * credit for that lock.  BUG_CREDIT_ANY_LOCK: the credit knows no
+	 * lock (the C code before the fix), and this lock's head is passed
+	 * on credit earned elsewhere.
+	 */
+	:: atomic {
+		IS_GREEDY ->
+		if
+		:: (credit_other || BUG_ANY_LOCK) && credit > 0 -> credit--
+		:: else -> credit = PASS_SCALE - 1; credit_other = 1
+		fi
+	   }
+#endif
 #endif
 	:: atomic { !IS_GREEDY && !ITER_OK -> ndone++ };
 		break

@@ -15,6 +15,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -105,9 +106,18 @@ static int __init pvq_locks_init(void)
 	if (PVQ_BUILT(PV_QSPINLOCK)) {
 		err = pvq_hash_init();
 		if (err)
-			return err;
+			goto out_pv;
 	}
 	return 0;
+out_pv:
+	/*
+	 * What the backend registered with the kernel (the NMI kick's
+	 * handlers and hotplug state) goes with the failed load: the next
+	 * NMI would call a handler in the module's freed memory.
+	 */
+	if (PVQ_BUILT(PARAVIRT_SPINLOCKS))
+		pvq_pv_exit();
+	return err;
 }
 
 /* The counters in debugfs: only once debugfs exists (fs_initcall). */
@@ -148,6 +158,13 @@ module_init(pvq_locks_module_init);
  */
 static int __init pvq_locks_builtin_init(void)
 {
+	/*
+	 * The backend is chosen, and pvq_pv_native flipped, once, while no
+	 * other CPU can hold or wait on a lock: before smp_init().
+	 */
+	WARN_ONCE(num_online_cpus() > 1,
+		  "pvq_locks: backend chosen with %u CPUs online\n",
+		  num_online_cpus());
 	if (pvq_locks_init())
 		panic("pvq_locks: the kernel's spinlock cannot work");
 	return 0;

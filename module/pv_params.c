@@ -9,8 +9,11 @@
 #include <linux/errno.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/panic.h>
+#include <asm/nmi.h>
 
 #include "glue.h"
+#include "pv_nmi.h"
 #ifdef PVQ_PV_QSPINLOCK
 #include "pvqspinlock_hooks.h"
 #endif
@@ -49,8 +52,30 @@ MODULE_PARM_DESC(fair_steal_spin, "Fair PV qspinlock: loops a contender keeps tr
 #endif
 
 #ifdef MODULE
+/*
+ * A module cannot read the kernel's unknown_nmi_panic and
+ * panic_on_unrecovered_nmi (they are not exported): where either is set,
+ * set this to 0, or an NMI sent to ask for a crash dump soon after an NMI
+ * kick would be taken for a late kick and swallowed.
+ */
+static bool nmi_claim_late = true;
+module_param(nmi_claim_late, bool, 0644);
+MODULE_PARM_DESC(nmi_claim_late, "NMI kick: take an unknown NMI within 500 ms of a kick to its CPU as a late kick (default 1; set 0 where the kernel panics on unknown NMIs: unknown_nmi_panic, panic_on_unrecovered_nmi)");
+
+bool pvq_nmi_may_claim_unknown(void)
+{
+	return READ_ONCE(nmi_claim_late);
+}
+
 static const bool pvq_nopvspin;
 #else
+/* Built in: as the kernel is set now (sysctl kernel.unknown_nmi_panic...). */
+bool pvq_nmi_may_claim_unknown(void)
+{
+	return !READ_ONCE(unknown_nmi_panic) &&
+	       !READ_ONCE(panic_on_unrecovered_nmi);
+}
+
 /*
  * Built in: the kernel's "nopvspin" boot parameter means what it means for
  * upstream's lock (no PV spinlock: the native one), i.e. pv_backend=none.
@@ -83,11 +108,11 @@ int __init pvq_pv_params_init(void)
 		pr_err("unknown pv_backend '%s'; valid: auto kvm ipi nmi strict none\n",
 		       pv_backend);
 	else if (err == -ENODEV)
-		pr_err("pv_backend=%s unavailable: the hypervisor does not offer KVM PV unhalt\n",
-		       pv_backend);
+		pr_err("pv_backend=%s unavailable: %s\n", pv_backend,
+		       pvq_pv_reason);
 	else if (err)
-		pr_err("pv_backend=%s: cannot register its NMI handler (%d)\n",
-		       pv_backend, err);
+		pr_err("pv_backend=%s refused: %s (%d)\n", pv_backend,
+		       pvq_pv_reason, err);
 	if (err)
 		return err;
 	pr_info("pv backend %s (%s), spin_threshold %d (%d ns), queue_spin_threshold %d\n",

@@ -184,12 +184,14 @@ static void pvq_ipi_ring(int cpu)
 		smp_send_reschedule(cpu);
 }
 
+static bool pvq_nmi_kick_from_nmi(int cpu);
+
 static void pvq_ipi_kick(int cpu)
 {
-	if (unlikely(in_nmi()))
-		pvq_defer_kick(cpu);
-	else
+	if (likely(!in_nmi()))
 		pvq_ring(cpu);
+	else if (!pvq_nmi_kick_from_nmi(cpu))
+		pvq_defer_kick(cpu);
 }
 
 /*
@@ -241,7 +243,7 @@ static void pvq_wait_way_end(bool prev)
  */
 static bool pvq_nmi_reaches_us(void)
 {
-	return cpu_online(smp_processor_id());
+	return cpu_online(smp_processor_id()) && pvq_nmi_works();
 }
 
 /* nmi and strict: the waits that cannot halt. */
@@ -301,6 +303,34 @@ static void pvq_nmi_ring(int cpu)
 static bool pvq_nmi_can_wait(void)
 {
 	return !pvq_nmi_cannot_wait();
+}
+
+/*
+ * A kick from NMI context to a waiter that an NMI wakes (nmi, strict):
+ * sent at once where the APIC is in x2APIC mode, where an IPI is one MSR
+ * write that no other sender's NMI can split (see pvq_defer_kick()).
+ * Deferred, it would wait for an irq_work on this CPU, which cannot run
+ * while this CPU spins with interrupts off: if it spins for the halted
+ * waiter outside the PV slow path (a bit spinlock, a flag), neither ever
+ * runs again.  On xAPIC the kick is still deferred, and that case stays
+ * (Documentation/pv.rst, "NMI context").  A waiter that an IPI wakes (ipi
+ * never sets the way) can wait: any interrupt ends its halt.  True if it
+ * was sent (or the CPU is not online).
+ */
+static bool pvq_nmi_kick_from_nmi(int cpu)
+{
+	if (!x2apic_mode)
+		return false;
+	/* Full barrier, as in pvq_nmi_ring(): the change before the way. */
+	smp_mb();
+	if (!READ_ONCE(per_cpu(pvq_woken_by_nmi, cpu)))
+		return false;
+	smp_rmb();	/* The way before the mask, as in pvq_nmi_ring(). */
+	if (likely(cpu_online(cpu)))
+		pvq_nmi_send(cpu);
+	else
+		pvq_stat_inc(kick_offline);
+	return true;
 }
 
 /*
@@ -549,68 +579,123 @@ static bool pvq_kvm_hints_realtime(void)
  * (most of the kernel's own) cannot halt, and spins through a preempted
  * holder's time slice (Documentation/performance.rst, "The NMI kick").
  */
-static const struct pvq_pv_ops *pvq_pv_auto(void)
+static const struct pvq_pv_ops *pvq_pv_auto(const char **reason)
 {
 	if (num_possible_cpus() == 1) {
-		pvq_pv_reason = "one possible CPU: nothing to wait for";
+		*reason = "one possible CPU: nothing to wait for";
 		return &pvq_pv_none;
 	}
 	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR)) {
-		pvq_pv_reason = "bare metal: lock holders are never preempted by a host";
+		*reason = "bare metal: lock holders are never preempted by a host";
 		return &pvq_pv_none;
 	}
 	if (pvq_kvm_hints_realtime()) {
-		pvq_pv_reason = "KVM_HINTS_REALTIME: vCPUs are never preempted";
+		*reason = "KVM_HINTS_REALTIME: vCPUs are never preempted";
 		return &pvq_pv_none;
 	}
 	if (pvq_kvm_has_pv_unhalt()) {
-		pvq_pv_reason = "the hypervisor offers KVM PV unhalt";
+		*reason = "the hypervisor offers KVM PV unhalt";
 		return &pvq_pv_kvm;
 	}
-	pvq_pv_reason = "no KVM PV unhalt: kick with an IPI, or an NMI where interrupts are off";
+	*reason = "no KVM PV unhalt: kick with an IPI, or an NMI where interrupts are off";
 	return &pvq_pv_nmi;
 }
 
+int pvq_pv_choose(const char *name, const struct pvq_pv_ops **ops,
+		  const char **reason)
+{
+	const char *unsafe;
+
+	*reason = "chosen by pv_backend";
+	if (!strcmp(name, "auto"))
+		*ops = pvq_pv_auto(reason);
+	else if (!strcmp(name, "ipi"))
+		*ops = &pvq_pv_ipi;
+	else if (!strcmp(name, "nmi"))
+		*ops = &pvq_pv_nmi;
+	else if (!strcmp(name, "strict"))
+		*ops = &pvq_pv_strict;
+	else if (!strcmp(name, "none"))
+		*ops = &pvq_pv_none;
+	else if (!strcmp(name, "kvm"))
+		*ops = pvq_kvm_has_pv_unhalt() ? &pvq_pv_kvm : NULL;
+	else
+		return -EINVAL;
+	if (!*ops) {
+		*reason = "the hypervisor does not offer KVM PV unhalt";
+		return -ENODEV;
+	}
+	/* The NMI kick: not where a waiter cannot halt for an NMI. */
+	unsafe = (*ops == &pvq_pv_nmi || *ops == &pvq_pv_strict) ?
+		 pvq_nmi_unsafe_here() : NULL;
+	if (unsafe && !strcmp(name, "auto")) {
+		*reason = unsafe;
+		*ops = &pvq_pv_ipi;
+	} else if (unsafe) {
+		*reason = unsafe;
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* Why the NMI kick is not in use, where it was asked for. */
+static const char pvq_nmi_selftest_failed[] =
+	"the NMI kick's self-test failed: an NMI in its window was not moved past it";
+static const char pvq_nmi_selftest_failed_auto[] =
+	"no KVM PV unhalt, NMI kick self-test failed: kick with an IPI";
+static const char pvq_nmi_no_handler_auto[] =
+	"no KVM PV unhalt, no NMI handler: kick with an IPI";
+
 /* The NMI handler is registered (nmi, strict): pvq_pv_exit() removes it. */
 static bool pvq_nmi_in_use;
+/* A backend was chosen, for good (pvq_pv_select()). */
+static bool pvq_pv_chosen;
 
 int pvq_pv_select(const char *name)
 {
 	const struct pvq_pv_ops *ops;
+	const char *reason;
 	int err;
 
-	if (!strcmp(name, "auto"))
-		ops = pvq_pv_auto();
-	else if (!strcmp(name, "ipi"))
-		ops = &pvq_pv_ipi;
-	else if (!strcmp(name, "nmi"))
-		ops = &pvq_pv_nmi;
-	else if (!strcmp(name, "strict"))
-		ops = &pvq_pv_strict;
-	else if (!strcmp(name, "none"))
-		ops = &pvq_pv_none;
-	else if (!strcmp(name, "kvm"))
-		ops = pvq_kvm_has_pv_unhalt() ? &pvq_pv_kvm : NULL;
-	else
-		return -EINVAL;
-	if (!ops)
-		return -ENODEV;
+	/*
+	 * Once: a second choice would flip pvq_pv_native, or change the
+	 * kick, under CPUs that hold or wait on the locks (PV to native
+	 * drops the kick of a halted queue head; native to PV leaves a
+	 * native head waiting for a pending byte that holds pass counts).
+	 * A choice that failed changed nothing, and may be made again.
+	 */
+	if (WARN_ON_ONCE(pvq_pv_chosen))
+		return -EBUSY;
+	err = pvq_pv_choose(name, &ops, &reason);
+	if (err) {
+		/* Why it was refused, for the caller's message. */
+		pvq_pv_reason = reason;
+		return err;
+	}
 	/* Before the first wait that an NMI must end. */
-	if ((ops == &pvq_pv_nmi || ops == &pvq_pv_strict) && !pvq_nmi_in_use) {
+	if (ops == &pvq_pv_nmi || ops == &pvq_pv_strict) {
 		err = pvq_nmi_init();
+		if (!err) {
+			err = pvq_nmi_selftest();
+			if (err)
+				pvq_nmi_exit();
+		}
 		if (!err) {
 			pvq_nmi_in_use = true;
 		} else if (ops == &pvq_pv_nmi && !strcmp(name, "auto")) {
 			/* auto's choice only: the IPI kick still works. */
-			pvq_pv_reason = "no KVM PV unhalt, no NMI handler: kick with an IPI";
+			reason = err == -EIO ? pvq_nmi_selftest_failed_auto :
+				 pvq_nmi_no_handler_auto;
 			ops = &pvq_pv_ipi;
 		} else {
+			pvq_pv_reason = err == -EIO ? pvq_nmi_selftest_failed :
+					"its NMI handler cannot be registered";
 			return err;
 		}
 	}
-	if (strcmp(name, "auto"))
-		pvq_pv_reason = "chosen by pv_backend";
+	pvq_pv_reason = reason;
 	pvq_pv = ops;
+	pvq_pv_chosen = true;
 	/* Once, before any PV lock is contended: see pv_ops.h. */
 	if (ops == &pvq_pv_none)
 		static_branch_enable(&pvq_pv_native);

@@ -13,17 +13,21 @@
  *   Here the guest closes it: any NMI that interrupts the window returns
  *   past the hlt, so the waiter checks again (pvq_nmi_handler()).
  *
- * - Only our NMIs are claimed.  perf and the watchdog send NMIs too, and
- *   NMIs coalesce.  A per-CPU mark says that an NMI of ours is on its way;
- *   at most one is in flight per CPU, so that every NMI that finds the
- *   mark set may claim it.  One of ours can still come after its mark was
- *   claimed by another NMI (its kicker's vCPU was preempted between the
- *   mark and the send): the kernel would report it as unknown, so an
- *   unknown NMI soon after one of our sends is taken as ours.
+ * - Only our NMIs are claimed, as far as that can be known.  perf and the
+ *   watchdog send NMIs too, and NMIs coalesce.  A per-CPU mark says that
+ *   an NMI of ours is on its way; at most one is in flight per CPU, so
+ *   that every NMI that finds a fresh mark set may claim it.  One of ours
+ *   can still come after its mark was claimed by another NMI (its
+ *   kicker's vCPU was preempted between the mark and the send): the
+ *   kernel would report it as unknown, so an unknown NMI soon after one
+ *   of our sends is taken as ours, unless the kernel is set to panic on
+ *   unknown NMIs (pvq_nmi_may_claim_unknown()).  An NMI carries no sender:
+ *   what is left is in Documentation/pv.rst, "Only our NMIs are claimed".
  *
- * - No IPI from NMI context (on xAPIC an IPI is two register writes that
+ * - No IPI from NMI context on xAPIC (an IPI is two register writes that
  *   another sender's NMI could split): kicks from NMI context are deferred
- *   by pv_backends.c, as for the reschedule IPI.
+ *   by pv_backends.c, as for the reschedule IPI.  In x2APIC mode an IPI is
+ *   one MSR write, and an NMI kick from NMI context is sent at once.
  *
  * How a module sends an NMI: through the apic driver, whose "apic" pointer
  * x86-64 exports to GPL modules (arch/x86/kernel/apic/apic_flat_64.c, in
@@ -31,7 +35,11 @@
  * mode, in xAPIC and x2APIC mode, as the kernel's NMI backtrace does.
  */
 #include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/cc_platform.h>
 #include <linux/cpuhotplug.h>
+#include <linux/errno.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -40,6 +48,7 @@
 #include <asm/cpufeature.h>
 #include <asm/nmi.h>
 #include <asm/ptrace.h>
+#include <xen/xen.h>
 
 #include "pv_nmi.h"
 #include "lock_stats.h"
@@ -62,16 +71,33 @@ struct pvq_nmi_window {
 	const char *start;	/* from here ... */
 	const char *insn;	/* ... to the hlt, included: the window */
 	const char *woken;	/* after the hlt */
+	bool selftest;		/* the self-test's, not a wait */
 };
 
 static const struct pvq_nmi_window pvq_nmi_windows[] = {
 	{ pvq_nmi_halt_u8_window, pvq_nmi_halt_u8_insn,
-	  pvq_nmi_halt_u8_woken },
+	  pvq_nmi_halt_u8_woken, false },
 	{ pvq_nmi_halt_u32_window, pvq_nmi_halt_u32_insn,
-	  pvq_nmi_halt_u32_woken },
+	  pvq_nmi_halt_u32_woken, false },
+	{ pvq_nmi_selftest_start, pvq_nmi_selftest_insn,
+	  pvq_nmi_selftest_woken, true },
 };
 
-enum pvq_nmi_target { PVQ_NMI_NOT_WAITING, PVQ_NMI_IN_WINDOW, PVQ_NMI_HALTED };
+enum pvq_nmi_target {
+	PVQ_NMI_NOT_WAITING, PVQ_NMI_IN_WINDOW, PVQ_NMI_HALTED, PVQ_NMI_SELFTEST
+};
+
+/*
+ * An NMI found a frame it does not know: the NMI kick cannot close its
+ * window here, and waiters with interrupts off spin from now on
+ * (pvq_nmi_works()).
+ */
+static bool pvq_nmi_broken;
+
+bool pvq_nmi_works(void)
+{
+	return !READ_ONCE(pvq_nmi_broken);
+}
 
 /*
  * Tests: the window is held open this many pause loops, long enough that
@@ -122,6 +148,34 @@ struct pvq_nmi_iret_frame {
 };
 
 /*
+ * How far from the "iret" frame a nested NMI points its stack pointer: at
+ * the NMI's own stack, right around that frame (entry_64.S).
+ */
+#define PVQ_NMI_NESTED_SP_NEAR	256
+
+/*
+ * The "iret" frame is not the interrupted context's: a nested NMI's
+ * (repeat_nmi, on this NMI's stack), which then copies the "outermost"
+ * frame, ours; or a layout this code does not know (a future kernel,
+ * another hypervisor's NMI path), where the window cannot be closed: say
+ * so once, and let waiters with interrupts off spin from now on.
+ */
+static void pvq_nmi_frame_not_ours(struct pvq_nmi_iret_frame *iret,
+				   struct pt_regs *regs)
+{
+	unsigned long sp = READ_ONCE(iret->sp);
+
+	if (sp - (unsigned long)iret < PVQ_NMI_NESTED_SP_NEAR ||
+	    (unsigned long)iret - sp < PVQ_NMI_NESTED_SP_NEAR)
+		return;
+	if (!READ_ONCE(pvq_nmi_broken)) {
+		WRITE_ONCE(pvq_nmi_broken, true);
+		WARN_ONCE(1, "pvq_locks: NMI frame of unknown layout (ip %lx sp %lx, pt_regs ip %lx sp %lx): waiters with interrupts off spin from now on\n",
+			  READ_ONCE(iret->ip), sp, regs->ip, regs->sp);
+	}
+}
+
+/*
  * Resume the context this NMI interrupted (kernel mode: in a window) at
  * @to.  Setting regs->ip alone is not enough: without FRED it changes only
  * the "outermost" copy, and the waiter went on to its hlt.  With FRED,
@@ -150,8 +204,10 @@ static void pvq_nmi_resume_at(struct pt_regs *regs, unsigned long to)
 	if (cpu_feature_enabled(X86_FEATURE_FRED))
 		return;
 #endif
-	if (READ_ONCE(iret->cs) != regs->cs || READ_ONCE(iret->sp) != regs->sp)
+	if (READ_ONCE(iret->cs) != regs->cs || READ_ONCE(iret->sp) != regs->sp) {
+		pvq_nmi_frame_not_ours(iret, regs);
 		return;
+	}
 	cmpxchg_local(&iret->ip, from, to);
 }
 
@@ -173,6 +229,10 @@ static enum pvq_nmi_target pvq_nmi_leave_window(struct pt_regs *regs)
 			return PVQ_NMI_HALTED;
 		if (ip >= (unsigned long)w->start &&
 		    ip <= (unsigned long)w->insn) {
+			if (w->selftest) {
+				pvq_nmi_resume_at(regs, (unsigned long)w->woken);
+				return PVQ_NMI_SELFTEST;
+			}
 			if (!READ_ONCE(pvq_nmi_window_left)) {
 				pvq_nmi_resume_at(regs, (unsigned long)w->woken);
 				pvq_stat_inc(nmi_window);
@@ -189,14 +249,23 @@ static int pvq_nmi_handler(unsigned int type, struct pt_regs *regs)
 {
 	atomic64_t *sent = this_cpu_ptr(&pvq_nmi_marks.in_flight);
 	enum pvq_nmi_target target = pvq_nmi_leave_window(regs);
+	s64 mark = atomic64_read(sent);
 
+	/* The self-test's own NMI (pvq_nmi_selftest()). */
+	if (target == PVQ_NMI_SELFTEST)
+		return NMI_HANDLED;
 	/*
-	 * Ours if the mark is set.  The exchange is a full barrier, after
-	 * which the waiter's check sees what its kicker changed before it
-	 * set the mark (pvq_nmi_send()).  A nested NMI runs no handler: it
-	 * makes this one run them all again once it returns (repeat_nmi).
+	 * Ours if the mark is set, and fresh: a mark older than
+	 * PVQ_NMI_LOST_NS is of an NMI taken as lost (its kicker's
+	 * successors send again), and claiming any NMI for it would hide
+	 * NMIs that are not ours for as long as it stays.  The exchange is
+	 * a full barrier, after which the waiter's check sees what its
+	 * kicker changed before it set the mark (pvq_nmi_send()).  A nested
+	 * NMI runs no handler: it makes this one run them all again once it
+	 * returns (repeat_nmi).
 	 */
-	if (!atomic64_read(sent) || !atomic64_xchg(sent, 0))
+	if (!mark || pvq_nmi_now() - mark >= PVQ_NMI_LOST_NS ||
+	    !atomic64_try_cmpxchg(sent, &mark, 0))
 		return NMI_DONE;
 	if (target == PVQ_NMI_NOT_WAITING)
 		pvq_stat_inc(nmi_kick_not_waiting);
@@ -209,13 +278,17 @@ static int pvq_nmi_handler(unsigned int type, struct pt_regs *regs)
  * No NMI handler claimed this one (the local handlers have run, this one
  * too, and left the window already).  One of ours sent to this CPU lately
  * whose mark another NMI claimed: take it, rather than let the kernel
- * report an unknown NMI.
+ * report an unknown NMI.  Not where the kernel is set to panic on unknown
+ * NMIs: there an unknown NMI is the way to ask for a crash dump (a
+ * hypervisor's "inject NMI"), and a late kick of ours that panics is the
+ * price (Documentation/pv.rst).
  */
 static int pvq_nmi_late_handler(unsigned int type, struct pt_regs *regs)
 {
 	s64 last = atomic64_read(this_cpu_ptr(&pvq_nmi_marks.last_sent));
 
-	if (!last || pvq_nmi_now() - last >= PVQ_NMI_LOST_NS)
+	if (!last || pvq_nmi_now() - last >= PVQ_NMI_LOST_NS ||
+	    !pvq_nmi_may_claim_unknown())
 		return NMI_DONE;
 	pvq_stat_inc(nmi_kick_late);
 	return NMI_HANDLED;
@@ -256,6 +329,54 @@ void pvq_nmi_send(int cpu)
 	/* The cmpxchg is a full barrier: the marks before the NMI. */
 	pvq_stat_inc(nmi_kick_sent);
 	apic->send_IPI(cpu, NMI_VECTOR);
+}
+
+/*
+ * Where a waiter must not halt with interrupts off and wait for an NMI,
+ * why; else NULL.  Xen PV: a raw hlt is privileged there (#GP).  TDX: hlt
+ * is a #VE, handled by a hypercall, and an NMI that comes during it is
+ * not in the window.  SEV-ES: hlt is a #VC, the same, and NMIs nest
+ * there for the whole handler.
+ */
+const char *pvq_nmi_unsafe_here(void)
+{
+	if (xen_pv_domain())
+		return "Xen PV: hlt is privileged";
+	if (cpu_feature_enabled(X86_FEATURE_TDX_GUEST))
+		return "TDX: hlt is a #VE";
+	if (cc_platform_has(CC_ATTR_GUEST_STATE_ENCRYPT))
+		return "SEV-ES: hlt is a #VC";
+	return NULL;
+}
+
+/*
+ * Pause loops the self-test waits for its NMI: milliseconds on hardware,
+ * tens of milliseconds under TCG (every pause leaves the translated code).
+ */
+#define PVQ_NMI_SELFTEST_LOOPS	100000
+#define PVQ_NMI_SELFTEST_TRIES	3
+
+/*
+ * Before the first wait that an NMI must end (the handlers registered):
+ * send this CPU an NMI in a test window and see it moved past the window,
+ * as a waiter's must be past its hlt.  -EIO if it was not, three times:
+ * the handler does not find the frame that IRET pops, or no NMI comes.
+ */
+int pvq_nmi_selftest(void)
+{
+	u32 *icr = x2apic_mode ? NULL : (u32 *)(APIC_BASE + APIC_ICR);
+	unsigned long flags;
+	bool moved = false;
+	int try;
+
+	for (try = 0; try < PVQ_NMI_SELFTEST_TRIES && !moved; try++) {
+		local_irq_save(flags);
+		moved = pvq_nmi_selftest_window(icr, PVQ_NMI_SELFTEST_LOOPS,
+						APIC_DEST_SELF | APIC_DM_NMI,
+						APIC_BASE_MSR + (APIC_ICR >> 4));
+		local_irq_restore(flags);
+	}
+	return moved && pvq_nmi_works() ? 0 : -EIO;
 }
 
 /*

@@ -43,13 +43,37 @@ extern const char pvq_nmi_halt_u32_window[], pvq_nmi_halt_u32_insn[],
 
 /*
  * Send @cpu an NMI kick, unless one of ours is already on its way there.
- * Never from NMI context (see pvq_defer_kick()); only to a CPU in
+ * From NMI context only in x2APIC mode (see pvq_defer_kick()); only to a CPU in
  * cpu_online_mask: the kernel runs no NMI handler on any other, so its
  * waiters never halt with interrupts off on nmi and strict
  * (pv_backends.c).  The caller made its change visible first (a full
  * barrier).
  */
 void pvq_nmi_send(int cpu);
+
+/*
+ * From the glue (module/): may an unknown NMI soon after an NMI kick be
+ * taken as a late kick of ours?  Not where the kernel panics on unknown
+ * NMIs (unknown_nmi_panic, panic_on_unrecovered_nmi): the kernel reads
+ * them; a module, which cannot, has a parameter.  Called in NMI context.
+ */
+bool pvq_nmi_may_claim_unknown(void);
+
+/*
+ * May a waiter halt with interrupts off and be woken by an NMI here?
+ * pvq_nmi_unsafe_here(): why not on this platform, or NULL.
+ * pvq_nmi_selftest(): 0 if an NMI sent to this CPU in a test window was
+ * moved past it, as a waiter's NMI must be past its hlt; -EIO if not
+ * (called with the handlers registered).  pvq_nmi_works(): false once an
+ * NMI found a frame of a layout this code does not know (it warns once).
+ */
+const char *pvq_nmi_unsafe_here(void);
+int pvq_nmi_selftest(void);
+bool pvq_nmi_works(void);
+bool pvq_nmi_selftest_window(u32 *icr, unsigned long loops, u32 cmd,
+			     u32 icr_msr);
+extern const char pvq_nmi_selftest_start[], pvq_nmi_selftest_insn[],
+	pvq_nmi_selftest_woken[];
 
 /* The NMI handlers: registered before the first NMI kick, removed last. */
 int pvq_nmi_init(void);

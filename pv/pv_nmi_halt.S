@@ -56,3 +56,44 @@ _ASM_NOKPROBE(pvq_nmi_halt_\size)
 	.text
 PVQ_NMI_HALT u8, %sil, cmpb
 PVQ_NMI_HALT u32, %esi, cmpl
+
+/*
+ *	bool pvq_nmi_selftest_window(u32 *icr, unsigned long loops, u32 cmd,
+ *				     u32 icr_msr);
+ *
+ * The NMI kick's self-test (pv_nmi.c), with interrupts off: in a window of
+ * its own, this CPU sends itself an NMI (@cmd, the self-NMI command,
+ * stored to @icr, the xAPIC's interrupt command register, or, @icr NULL,
+ * written to the x2APIC's ICR, MSR @icr_msr), then spins @loops pause
+ * loops.  The NMI handler moves it past the window as it moves a waiter
+ * past its hlt: true if it did, false if the loops ran out (the NMI never
+ * came, or came back into the window: the handler could not find the
+ * frame that IRET pops).
+ */
+SYM_FUNC_START(pvq_nmi_selftest_window)
+SYM_INNER_LABEL(pvq_nmi_selftest_start, SYM_L_GLOBAL)
+	ANNOTATE_NOENDBR
+	testq	%rdi, %rdi
+	jz	.Lpvq_selftest_x2apic
+	movl	%edx, (%rdi)
+	jmp	.Lpvq_selftest_spin
+.Lpvq_selftest_x2apic:
+	/* wrmsr: %ecx is @icr_msr already; the destination is "self". */
+	movl	%edx, %eax
+	xorl	%edx, %edx
+	wrmsr
+.Lpvq_selftest_spin:
+	pause
+	decq	%rsi
+SYM_INNER_LABEL(pvq_nmi_selftest_insn, SYM_L_GLOBAL)
+	ANNOTATE_NOENDBR
+	jnz	.Lpvq_selftest_spin
+SYM_INNER_LABEL(pvq_nmi_selftest_woken, SYM_L_GLOBAL)
+	ANNOTATE_NOENDBR
+	/* Here with loops left: the NMI moved us. */
+	xorl	%eax, %eax
+	testq	%rsi, %rsi
+	setnz	%al
+	RET
+SYM_FUNC_END(pvq_nmi_selftest_window)
+_ASM_NOKPROBE(pvq_nmi_selftest_window)

@@ -119,11 +119,20 @@ static inline void pvq_pv_spinning(void)
  * hypervisor offers PV unhalt, else nmi (ipi if its NMI handler cannot be
  * registered).  Returns 0, -EINVAL for an unknown name, -ENODEV when the
  * named backend cannot work on this hardware or hypervisor, or the error
- * of registering the NMI handler (nmi, strict).
- * pvq_pv_reason says why the backend in use was picked.
+ * of registering the NMI handler (nmi, strict).  Once: a second call,
+ * after one that succeeded, changes nothing and returns -EBUSY (with a
+ * warning).  pvq_pv_reason says why the backend in use was picked.
  */
 int pvq_pv_select(const char *name);
 extern const char *pvq_pv_reason;
+
+/*
+ * Which backend pvq_pv_select(@name) would take here, and why, without
+ * taking it (no NMI handler registered, nothing changed): 0, or -EINVAL /
+ * -ENODEV as pvq_pv_select().
+ */
+int pvq_pv_choose(const char *name, const struct pvq_pv_ops **ops,
+		  const char **reason);
 
 /* Before unload: no deferred kick may be left in flight. */
 void pvq_pv_exit(void);

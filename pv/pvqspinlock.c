@@ -202,13 +202,29 @@ void pvq_pv_init_node(struct pvq_mcs_node *node)
  * pass_scale * pass_bound times, plus for every CPU the pass_scale - 1
  * uncounted steals it may have had credit for (and up to three more that
  * nested contexts of that CPU took from the same credit): with the
- * defaults, 16 * 127 + 18 per CPU (Documentation/pv.rst).
+ * defaults, 16 * 127 + 18 per CPU (Documentation/pv.rst).  The credit is
+ * for the lock it was earned on, so the bound holds for every lock,
+ * whatever else the CPUs take.
  */
 int pvq_pass_bound = PVQ_PASS_BOUND_DEFAULT;
 int pvq_pass_scale = PVQ_PASS_SCALE_DEFAULT;
 
-/* Uncounted steals past a queue this CPU may still make; shared by contexts. */
-static DEFINE_PER_CPU(int, pvq_pass_credit);
+/*
+ * Uncounted steals past a queue this CPU may still make, and on which
+ * lock: the credit a counted steal gives is for that lock's queue only (a
+ * CPU that spent it on another lock would pass that lock's head
+ * uncounted, without bound).  One word, so that contexts nesting on this
+ * CPU see both change at once: the lock's address (its low 48 bits) above
+ * PVQ_CREDIT_BITS, the credit below.
+ */
+#define PVQ_CREDIT_BITS		16
+#define PVQ_CREDIT_MASK		((1UL << PVQ_CREDIT_BITS) - 1)
+static DEFINE_PER_CPU(unsigned long, pvq_pass_credit);
+
+static __always_inline unsigned long pvq_credit_key(struct pvq_qspinlock *lock)
+{
+	return (unsigned long)lock << PVQ_CREDIT_BITS;
+}
 
 static __always_inline u32 pvq_passes(u32 val)
 {
@@ -216,14 +232,17 @@ static __always_inline u32 pvq_passes(u32 val)
 }
 
 /*
- * Must this CPU count its next steal past a queue?  Yes without credit,
- * and with more credit than pass_scale gives (pass_scale was lowered).
+ * Must this CPU count its next steal past @lock's queue?  Yes without
+ * credit for @lock, and with more credit than pass_scale gives
+ * (pass_scale was lowered).  @credit: this CPU's pvq_pass_credit.
  */
-static __always_inline bool pvq_pass_counts(int scale)
+static __always_inline bool pvq_pass_counts(struct pvq_qspinlock *lock,
+					    unsigned long credit, int scale)
 {
-	int credit = this_cpu_read(pvq_pass_credit);
+	unsigned long left = credit & PVQ_CREDIT_MASK;
 
-	return credit <= 0 || credit >= scale;
+	return (credit & ~PVQ_CREDIT_MASK) != pvq_credit_key(lock) ||
+	       !left || left >= (unsigned long)scale;
 }
 
 /*
@@ -236,15 +255,15 @@ static __always_inline bool pvq_pass_counts(int scale)
  */
 static __always_inline bool pvq_steal_free(struct pvq_qspinlock *lock, u32 val)
 {
-	u32 bound, new = val | PVQ_LOCKED_VAL;
+	unsigned long credit = this_cpu_read(pvq_pass_credit);
+	u32 bound = READ_ONCE(pvq_pass_bound), new = val | PVQ_LOCKED_VAL;
 	int scale = READ_ONCE(pvq_pass_scale);
 	bool counted = false;
 
 	if (val & (PVQ_LOCKED_MASK | PVQ_PENDING_VAL))
 		return false;
 	if (val & PVQ_TAIL_MASK) {
-		bound = READ_ONCE(pvq_pass_bound);
-		if (bound && pvq_pass_counts(scale)) {
+		if (bound && pvq_pass_counts(lock, credit, scale)) {
 			if (pvq_passes(val) >= bound) {
 				pvq_stat_inc(pass_bound);
 				return false;
@@ -256,9 +275,14 @@ static __always_inline bool pvq_steal_free(struct pvq_qspinlock *lock, u32 val)
 	if (!atomic_try_cmpxchg_acquire(&lock->val, &val, new))
 		return false;
 	if (counted)
-		this_cpu_write(pvq_pass_credit, scale - 1);
-	else if (val & PVQ_TAIL_MASK)
-		this_cpu_dec(pvq_pass_credit);
+		this_cpu_write(pvq_pass_credit, pvq_credit_key(lock) | (scale - 1));
+	else if ((val & PVQ_TAIL_MASK) && bound)
+		/*
+		 * One credit spent, unless a context nesting on this CPU
+		 * changed the word meanwhile: its value stands (that context
+		 * and this one then shared a credit, see the bound above).
+		 */
+		this_cpu_cmpxchg(pvq_pass_credit, credit, credit - 1);
 	return true;
 }
 

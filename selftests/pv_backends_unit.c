@@ -178,51 +178,83 @@ static void hold_in_halt_window(void)
 
 /* Backend selection, from what CPUID says. */
 
+/* What pvq_pv_select(@name) would take now, by name ("" if refused). */
+static const char *chosen(const char *name, const char **reason)
+{
+	const struct pvq_pv_ops *ops;
+	const char *why;
+
+	if (pvq_pv_choose(name, &ops, reason ? reason : &why))
+		return "";
+	return ops->name;
+}
+
 TEST(kvm_selected_when_cpuid_offers_pv_unhalt)
 {
+	const char *reason;
+
 	shim_register_cpu(UNIT_TEST_CPU);
 	machine_kvm(KVM_CPUID_SIGNATURE, BIT(KVM_FEATURE_PV_UNHALT), 0);
-	ASSERT_EQ(0, pvq_pv_select("kvm"));
-	EXPECT_STREQ("kvm", pvq_pv->name);
-	ASSERT_EQ(0, pvq_pv_select("ipi"));
-	ASSERT_EQ(0, pvq_pv_select("auto"));
-	EXPECT_STREQ("kvm", pvq_pv->name);
-	EXPECT_TRUE(!!strstr(pvq_pv_reason, "PV unhalt"))
-		TH_LOG("reason: %s", pvq_pv_reason);
+	EXPECT_STREQ("kvm", chosen("kvm", NULL));
+	EXPECT_STREQ("ipi", chosen("ipi", NULL));
+	EXPECT_STREQ("kvm", chosen("auto", &reason));
+	EXPECT_TRUE(!!strstr(reason, "PV unhalt"))
+		TH_LOG("reason: %s", reason);
 
 	/* KVM's leaves may sit at any 0x100 step of the range. */
 	machine_kvm(KVM_CPUID_SIGNATURE + 0x200, BIT(KVM_FEATURE_PV_UNHALT),
 		    0);
-	ASSERT_EQ(0, pvq_pv_select("ipi"));
+	EXPECT_STREQ("kvm", chosen("auto", NULL));
+	EXPECT_STREQ("kvm", chosen("kvm", NULL));
 	ASSERT_EQ(0, pvq_pv_select("auto"));
 	EXPECT_STREQ("kvm", pvq_pv->name);
-	ASSERT_EQ(0, pvq_pv_select("kvm"));
-	EXPECT_STREQ("kvm", pvq_pv->name);
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "PV unhalt"))
+		TH_LOG("reason: %s", pvq_pv_reason);
 	EXPECT_EQ(0UL, shim_warnings);
 }
 
 TEST(kvm_refused_without_pv_unhalt)
 {
+	const char *reason;
+
 	shim_register_cpu(UNIT_TEST_CPU);
 	/*
 	 * KVM, but no PV unhalt: auto halts and kicks with IPIs, and with
 	 * NMIs where the waiter has interrupts off.
 	 */
 	machine_kvm(KVM_CPUID_SIGNATURE, 0, 0);
-	ASSERT_EQ(0, pvq_pv_select("strict"));
+	EXPECT_STREQ("strict", chosen("strict", NULL));
 	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
-	EXPECT_STREQ("strict", pvq_pv->name);
-	ASSERT_EQ(0, pvq_pv_select("auto"));
-	EXPECT_STREQ("nmi", pvq_pv->name);
-	EXPECT_TRUE(!!strstr(pvq_pv_reason, "an NMI where interrupts are off"))
-		TH_LOG("reason: %s", pvq_pv_reason);
+	EXPECT_STREQ("nmi", chosen("auto", &reason));
+	EXPECT_TRUE(!!strstr(reason, "an NMI where interrupts are off"))
+		TH_LOG("reason: %s", reason);
 
 	/* Another hypervisor (TCG): the same. */
 	machine_no_kvm();
 	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
+	EXPECT_EQ(-EINVAL, pvq_pv_select("futex"));
+	/* Refused choices changed nothing: one may still be made. */
 	ASSERT_EQ(0, pvq_pv_select("auto"));
 	EXPECT_STREQ("nmi", pvq_pv->name);
-	EXPECT_EQ(-EINVAL, pvq_pv_select("futex"));
+	pvq_pv_exit();
+}
+
+/*
+ * The backend is chosen once: another choice is refused with a warning
+ * and changes nothing (it would flip pvq_pv_native, or change the kick,
+ * under CPUs that hold or wait on the locks).
+ */
+TEST(backend_chosen_once)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	ASSERT_EQ(0, pvq_pv_select("ipi"));
+	EXPECT_EQ(-EBUSY, pvq_pv_select("none"));
+	EXPECT_EQ(-EBUSY, pvq_pv_select("nmi"));
+	EXPECT_STREQ("ipi", pvq_pv->name);
+	EXPECT_FALSE(pvq_pv_runs_native());
+	EXPECT_NE(0UL, shim_warnings);
+	EXPECT_EQ(0, shim_nmi_handlers_registered());
 }
 
 static int unit_nmi_ignore(unsigned int type, struct pt_regs *regs)
@@ -230,30 +262,45 @@ static int unit_nmi_ignore(unsigned int type, struct pt_regs *regs)
 	return NMI_DONE;
 }
 
-/*
- * Where the NMI handler cannot be registered, auto falls back to the IPI
- * kick; named, nmi fails with the error.
- */
-TEST(auto_without_an_nmi_handler_picks_ipi)
+/* Every NMI_LOCAL slot of the shim taken. */
+static void fill_nmi_local(struct __test_metadata *_metadata)
 {
 	int i;
 
-	shim_register_cpu(UNIT_TEST_CPU);
-	machine_no_kvm();
-	/* Every NMI_LOCAL slot of the shim taken. */
 	for (i = 0; !register_nmi_handler(NMI_LOCAL, unit_nmi_ignore, 0,
 					  "unit_full");
 	     i++)
 		ASSERT_LT(i, 64);
+}
+
+/*
+ * Where the NMI handler cannot be registered, auto falls back to the IPI
+ * kick; named, nmi fails with the error, and may then be chosen once the
+ * handler can be registered.
+ */
+TEST(auto_without_an_nmi_handler_picks_ipi)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	fill_nmi_local(_metadata);
 	ASSERT_EQ(0, pvq_pv_select("auto"));
 	EXPECT_STREQ("ipi", pvq_pv->name);
 	EXPECT_TRUE(!!strstr(pvq_pv_reason, "no NMI handler"))
 		TH_LOG("reason: %s", pvq_pv_reason);
+	unregister_nmi_handler(NMI_LOCAL, "unit_full");
+}
+
+TEST(nmi_without_an_nmi_handler_is_refused)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	fill_nmi_local(_metadata);
 	EXPECT_EQ(-EBUSY, pvq_pv_select("nmi"));
-	EXPECT_STREQ("ipi", pvq_pv->name);
 	unregister_nmi_handler(NMI_LOCAL, "unit_full");
 	ASSERT_EQ(0, pvq_pv_select("auto"));
 	EXPECT_STREQ("nmi", pvq_pv->name);
+	EXPECT_EQ(0UL, shim_warnings);
+	pvq_pv_exit();
 }
 
 TEST(auto_picks_none_where_halting_cannot_pay)
@@ -264,19 +311,18 @@ TEST(auto_picks_none_where_halting_cannot_pay)
 		.kvm_base = KVM_CPUID_SIGNATURE,
 		.kvm_features = BIT(KVM_FEATURE_PV_UNHALT),
 	};
-	ASSERT_EQ(0, pvq_pv_select("auto"));
-	EXPECT_STREQ("none", pvq_pv->name);
-	EXPECT_EQ(-ENODEV, pvq_pv_select("kvm"));
+	EXPECT_STREQ("none", chosen("auto", NULL));
+	EXPECT_STREQ("", chosen("kvm", NULL));
 
 	/* The host dedicates a physical CPU to every vCPU. */
 	machine_kvm(KVM_CPUID_SIGNATURE, BIT(KVM_FEATURE_PV_UNHALT),
 		    BIT(KVM_HINTS_REALTIME));
-	ASSERT_EQ(0, pvq_pv_select("ipi"));
+	EXPECT_STREQ("none", chosen("auto", NULL));
+	/* Named, it is still available. */
+	EXPECT_STREQ("kvm", chosen("kvm", NULL));
 	ASSERT_EQ(0, pvq_pv_select("auto"));
 	EXPECT_STREQ("none", pvq_pv->name);
-	/* Named, it is still available. */
-	ASSERT_EQ(0, pvq_pv_select("kvm"));
-	EXPECT_STREQ("kvm", pvq_pv->name);
+	EXPECT_TRUE(pvq_pv_runs_native());
 }
 
 /* The kvm kick, lock aside. */
@@ -654,6 +700,167 @@ TEST(nmi_kick_late_nmi_is_not_unknown)
 }
 
 /*
+ * The self-test at selection: an NMI sent in a window of its own is moved
+ * past it, and claimed (no unknown NMI); the kick's handlers stay.
+ */
+TEST(nmi_self_test_passes_and_its_nmi_is_claimed)
+{
+	int self = UNIT_TEST_CPU;
+
+	NMI_SETUP();
+	EXPECT_EQ(1UL, shim_vcpu_selftest_nmis(self));
+	EXPECT_EQ(0UL, shim_vcpu_unknown_nmis(self));
+	EXPECT_TRUE(pvq_nmi_works());
+	EXPECT_EQ(2, shim_nmi_handlers_registered());
+	EXPECT_EQ(0UL, shim_warnings);
+	pvq_pv_exit();
+}
+
+/*
+ * An NMI frame of a layout the handler does not know (a future kernel,
+ * another hypervisor's NMI path): it cannot move the return past the
+ * window.  The self-test sees that: auto takes the IPI kick instead, and
+ * a named nmi is refused, its handlers gone.
+ */
+TEST(nmi_self_test_fails_on_an_unknown_frame_layout)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	shim_nmi_frame_unknown = 1;
+	ASSERT_EQ(0, pvq_pv_select("auto"));
+	EXPECT_STREQ("ipi", pvq_pv->name);
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "self-test failed"))
+		TH_LOG("reason: %s", pvq_pv_reason);
+	EXPECT_EQ(0, shim_nmi_handlers_registered());
+	EXPECT_NE(0UL, shim_warnings);
+	shim_nmi_frame_unknown = 0;
+}
+
+TEST(nmi_named_is_refused_when_its_self_test_fails)
+{
+	shim_register_cpu(UNIT_TEST_CPU);
+	machine_no_kvm();
+	shim_nmi_frame_unknown = 1;
+	EXPECT_EQ(-EIO, pvq_pv_select("nmi"));
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "self-test failed"))
+		TH_LOG("reason: %s", pvq_pv_reason);
+	EXPECT_EQ(0, shim_nmi_handlers_registered());
+	EXPECT_EQ(0, shim_cpuhp_states_set_up());
+	shim_nmi_frame_unknown = 0;
+}
+
+/*
+ * Where hlt cannot wait for an NMI (Xen PV: privileged; TDX and SEV-ES: a
+ * #VE or #VC, during which an NMI is not in the window), auto takes the
+ * IPI kick and says why, and a named nmi or strict is refused.
+ */
+TEST(nmi_refused_where_hlt_cannot_wait_for_an_nmi)
+{
+	static const char *const why[] = { "Xen PV", "TDX", "SEV-ES" };
+	const char *reason;
+	int i;
+
+	shim_register_cpu(UNIT_TEST_CPU);
+	for (i = 0; i < 3; i++) {
+		machine_no_kvm();
+		shim_machine.xen_pv = i == 0;
+		shim_machine.tdx_guest = i == 1;
+		shim_machine.sev_es = i == 2;
+		EXPECT_STREQ("ipi", chosen("auto", &reason));
+		EXPECT_TRUE(!!strstr(reason, why[i]))
+			TH_LOG("%s: reason %s", why[i], reason);
+		EXPECT_STREQ("", chosen("nmi", NULL));
+		EXPECT_STREQ("", chosen("strict", NULL));
+		EXPECT_STREQ("ipi", chosen("ipi", NULL));
+	}
+	EXPECT_EQ(-ENODEV, pvq_pv_select("nmi"));
+	EXPECT_TRUE(!!strstr(pvq_pv_reason, "SEV-ES"))
+		TH_LOG("reason: %s", pvq_pv_reason);
+	EXPECT_EQ(0, shim_nmi_handlers_registered());
+}
+
+/*
+ * After the self-test, an NMI in a window with a frame the handler does
+ * not know (neither the interrupted context's nor a nested NMI's): it
+ * warns once, and waiters with interrupts off spin from then on.
+ */
+TEST(nmi_frame_of_unknown_layout_warns_and_waiters_spin)
+{
+	unsigned long window = (unsigned long)pvq_nmi_halt_u8_window;
+	int self = UNIT_TEST_CPU;
+
+	NMI_SETUP();
+	local_irq_disable();
+	EXPECT_TRUE(pvq_pv_can_wait());
+	shim_nmi_frame_unknown = 1;
+	apic->send_IPI(self, NMI_VECTOR);
+	shim_nmi_take_pending(window);
+	shim_nmi_frame_unknown = 0;
+	EXPECT_NE(0UL, shim_warnings);
+	EXPECT_FALSE(pvq_nmi_works());
+	EXPECT_FALSE(pvq_pv_can_wait())
+		TH_LOG("a waiter with interrupts off may still halt for an NMI");
+	local_irq_enable();
+	/* With interrupts on, the IPI kick still works. */
+	EXPECT_TRUE(pvq_pv_can_wait());
+	pvq_pv_exit();
+}
+
+/*
+ * A mark older than PVQ_NMI_LOST_NS claims nothing: its NMI is taken as
+ * lost (the next kicker sends again), and an NMI that comes now, be it
+ * ours, that late, or another's, is left to the kernel, which reports it
+ * as unknown.  (A stale mark claimed every NMI for as long as it stayed.)
+ */
+TEST(nmi_stale_mark_claims_nothing)
+{
+	int self = UNIT_TEST_CPU;
+
+	NMI_SETUP();
+	local_irq_disable();
+	pvq_nmi_send(self);
+	__atomic_add_fetch(&shim_clock_skew_ns, PVQ_NMI_LOST_NS + 1000000,
+			   __ATOMIC_RELAXED);
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	EXPECT_EQ(1UL, shim_vcpu_unknown_nmis(self))
+		TH_LOG("an NMI was claimed for a mark %lld ms old",
+		       (long long)(PVQ_NMI_LOST_NS / 1000000 + 1));
+	EXPECT_EVENT(nmi_kick_not_waiting, 0);
+	EXPECT_EVENT(nmi_kick_late, 0);
+	/* The next kick sends again. */
+	pvq_nmi_send(self);
+	EXPECT_EQ(2UL, shim_vcpu_nmis(self));
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	EXPECT_EVENT(nmi_kick_not_waiting, 1);
+	local_irq_enable();
+	pvq_pv_exit();
+}
+
+/*
+ * Where the kernel panics on unknown NMIs (unknown_nmi_panic: how a
+ * hypervisor's "inject NMI" asks for a crash dump), an unknown NMI soon
+ * after a kick is not taken for a late kick: it is the kernel's.
+ */
+TEST(nmi_unknown_left_to_a_kernel_that_panics_on_them)
+{
+	int self = UNIT_TEST_CPU;
+
+	NMI_SETUP();
+	local_irq_disable();
+	pvq_nmi_send(self);
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	shim_unknown_nmi_panics = 1;
+	apic->send_IPI(self, NMI_VECTOR);
+	EXPECT_EQ(0UL, shim_nmi_take_pending(0));
+	EXPECT_EQ(1UL, shim_vcpu_unknown_nmis(self))
+		TH_LOG("the diagnostic NMI was swallowed as a late kick");
+	EXPECT_EVENT(nmi_kick_late, 0);
+	shim_unknown_nmi_panics = 0;
+	local_irq_enable();
+	pvq_pv_exit();
+}
+
+/*
  * An NMI that interrupts the window, at any point, ends the wait: it
  * returns past the hlt through the frame IRET pops (the shim lays the
  * NMI's stack out as x86-64's entry code does), not only through pt_regs.
@@ -892,6 +1099,38 @@ TEST_F(ipi, nmi_between_check_and_hlt_lost_with_the_window_open)
 	if (!strcmp(variant->backend, "ipi"))
 		SKIP(return, "ipi never halts with interrupts off");
 	nmi_kick_in_the_window(_metadata, variant->type, &self->lock, true);
+	pvq_pv_exit();
+}
+
+/*
+ * A kick from NMI context to a waiter halted with interrupts off: in
+ * x2APIC mode its NMI goes at once, while this CPU keeps interrupts off
+ * (deferred, it waited for this CPU's irq_work, which cannot run while
+ * the CPU spins with interrupts off, perhaps for that very waiter).
+ */
+TEST_F(ipi, nmi_kick_from_nmi_context_sent_at_once_on_x2apic)
+{
+	const struct pv_lock_type *t = variant->type;
+	struct contender c;
+
+	if (!strcmp(variant->backend, "ipi"))
+		SKIP(return, "ipi never halts with interrupts off");
+	x2apic_mode = 1;
+	t->ops->lock(&self->lock);
+	ASSERT_TRUE(start_halted(&c, t, true, &self->lock, 1,
+				 SHIM_VCPU_HALTED_IRQS_OFF));
+	local_irq_disable();
+	shim_in_nmi = 1;
+	t->ops->unlock(&self->lock);
+	shim_in_nmi = 0;
+	EXPECT_TRUE(poll_until(flag_read(&c.acquired)))
+		TH_LOG("CPU 1 still halted while this CPU has interrupts off: %lu NMIs",
+		       shim_vcpu_nmis(1));
+	EXPECT_EQ(1UL, shim_vcpu_nmis(1));
+	EXPECT_EVENT(kick_deferred, 0);
+	local_irq_enable();
+	ASSERT_TRUE(contender_finish(&c));
+	EXPECT_EQ(0UL, shim_warnings);
 	pvq_pv_exit();
 }
 

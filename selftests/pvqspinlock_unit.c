@@ -923,6 +923,39 @@ TEST_F(pvqspin, pass_scale_counts_one_steal_in_n)
 }
 
 /*
+ * The credit of a counted steal is for that lock's queue only: a steal
+ * past another lock's queue is counted there (it used to spend the first
+ * lock's credit, and that queue's head could be passed without bound
+ * while its count never moved).
+ */
+TEST_F(pvqspin, pass_credit_is_per_lock)
+{
+	struct pvq_qspinlock other;
+	int i;
+
+	pvq_pass_scale = 4;
+	atomic_set(&self->lock.val, ghost_queue_word(0, 0));
+	atomic_set(&other.val, ghost_queue_word(0, 0));
+	for (i = 0; i < 8; i++) {
+		ASSERT_TRUE(pvq_pv_trylock_steal(&self->lock));
+		pvq_pv_qspin_unlock(&self->lock);
+		ASSERT_TRUE(pvq_pv_trylock_steal(&other));
+		pvq_pv_qspin_unlock(&other);
+	}
+	/* Every steal counted: no credit carried from one lock to the other. */
+	EXPECT_EQ(ghost_queue_word(8, 0), word(&self->lock));
+	EXPECT_EQ(ghost_queue_word(8, 0), word(&other))
+		TH_LOG("the other lock's count: %u of 8 steals",
+		       (word(&other) & PVQ_PASSES_MASK) >> PVQ_PASSES_OFFSET);
+	/* On one lock alone, one in pass_scale counts, as before. */
+	for (i = 0; i < 8; i++) {
+		ASSERT_TRUE(pvq_pv_trylock_steal(&other));
+		pvq_pv_qspin_unlock(&other);
+	}
+	EXPECT_EQ(ghost_queue_word(10, 0), word(&other));
+}
+
+/*
  * A queue head that takes the lock (here: reserved, spinning with
  * interrupts off) leaves the pass count at 0 for its successor, the next
  * head.

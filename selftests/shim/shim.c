@@ -9,6 +9,9 @@
 #include <time.h>
 
 #include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -139,11 +142,15 @@ u64 local_clock(void)
 	       __atomic_load_n(&shim_clock_skew_ns, __ATOMIC_RELAXED);
 }
 
+int shim_kvcalloc_fails;
+
 void *kvcalloc(size_t n, size_t size, gfp_t flags)
 {
 	size_t bytes;
 	void *p;
 
+	if (__atomic_load_n(&shim_kvcalloc_fails, __ATOMIC_RELAXED))
+		return NULL;
 	if (__builtin_mul_overflow(n, size, &bytes) ||
 	    bytes > SIZE_MAX - SHIM_CACHELINE)
 		return NULL;
@@ -158,4 +165,32 @@ void *kvcalloc(size_t n, size_t size, gfp_t flags)
 void kvfree(const void *addr)
 {
 	free((void *)addr);
+}
+
+void shim_printk(const char *level, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "shim: kernel %s: ", level);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+int param_set_uint_minmax(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max)
+{
+	char *end;
+	unsigned long v = strtoul(val, &end, 0);
+
+	if (!*val || *end || v < min || v > max)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+int param_get_uint(char *buffer, const struct kernel_param *kp)
+{
+	return sprintf(buffer, "%u\n", *(unsigned int *)kp->arg);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <linux/bug.h>
+#include <linux/cc_platform.h>
 #include <linux/compiler.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -29,6 +30,7 @@
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <asm/apic.h>
+#include <asm/cpufeature.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
 #include <asm/ptrace.h>
@@ -36,6 +38,7 @@
 #include "pv_nmi.h"
 #include "shim.h"
 #include "vcpu.h"
+#include <xen/xen.h>
 
 #define SHIM_EV_UNHALT	1U	/* KVM's pv_unhalted */
 #define SHIM_EV_IRQ	2U	/* an interrupt is pending */
@@ -52,6 +55,7 @@ struct shim_vcpu {
 	unsigned long nmis_taken;	/* NMIs it took (sent ones coalesce) */
 	unsigned long unknown_nmis;	/* taken, and claimed by no handler */
 	unsigned long offline_nmis;	/* taken outside the online mask */
+	unsigned long selftest_nmis;	/* the NMI kick's self-tests' */
 	/* Queued irq_works: only this CPU's own thread touches the list. */
 	struct irq_work *irq_works;
 } __aligned(SHIM_CACHELINE);
@@ -177,6 +181,16 @@ void unregister_nmi_handler(unsigned int type, const char *name)
 	     h < shim_nmi_handlers[type] + SHIM_NMI_HANDLERS; h++)
 		if (READ_ONCE(h->fn) && !strcmp(h->name, name))
 			WRITE_ONCE(h->fn, NULL);
+}
+
+int shim_nmi_handlers_registered(void)
+{
+	int type, i, n = 0;
+
+	for (type = NMI_LOCAL; type <= NMI_UNKNOWN; type++)
+		for (i = 0; i < SHIM_NMI_HANDLERS; i++)
+			n += !!READ_ONCE(shim_nmi_handlers[type][i].fn);
+	return n;
 }
 
 /* The handlers of @type, as the kernel's nmi_handle(): how many claimed. */
@@ -310,7 +324,10 @@ static int shim_nmi_handlers_run(struct shim_nmi_stack *s)
  * back to the interrupted context: a frame that mixes ours and a nested
  * NMI's is an IRET onto the NMI stack, an oops; it warns.
  */
-static unsigned long shim_nmi_take(struct shim_vcpu *v, unsigned long ip)
+int shim_nmi_frame_unknown;
+
+static unsigned long shim_nmi_take(struct shim_vcpu *v, unsigned long ip,
+				   unsigned long *taken)
 {
 	struct pt_regs from = {
 		.ip = ip, .cs = SHIM_KERNEL_CS, .flags = SHIM_NMI_FLAGS,
@@ -319,7 +336,18 @@ static unsigned long shim_nmi_take(struct shim_vcpu *v, unsigned long ip)
 	};
 	struct shim_nmi_stack stack = { .regs = from, .iret = from };
 
-	shim_vcpu_count(&v->nmis_taken);
+	/* A layout the handler does not know: the frame IRET pops is elsewhere. */
+	if (READ_ONCE(shim_nmi_frame_unknown)) {
+		memset(&stack.iret, 0, sizeof(stack.iret));
+		shim_vcpu_count(taken);
+		shim_in_nmi = 1;
+		if (cpu_online(shim_cpu()) && !shim_nmi_handlers_run(&stack))
+			shim_vcpu_count(&v->unknown_nmis);
+		shim_in_nmi = 0;
+		return from.ip;
+	}
+
+	shim_vcpu_count(taken);
 	shim_in_nmi = 1;
 	do {
 		stack.iret = stack.regs;	/* first_nmi, or repeat_nmi */
@@ -346,9 +374,20 @@ unsigned long shim_nmi_take_pending(unsigned long ip)
 	while (__atomic_load_n(&v->events, __ATOMIC_RELAXED) & SHIM_EV_NMI) {
 		/* Acquire: what the sender did before, for the handlers. */
 		__atomic_fetch_and(&v->events, ~SHIM_EV_NMI, __ATOMIC_ACQUIRE);
-		ip = shim_nmi_take(v, ip);
+		ip = shim_nmi_take(v, ip, &v->nmis_taken);
 	}
 	return ip;
+}
+
+int shim_unknown_nmi_panics;
+
+/*
+ * The glue's answer (module/pv_params.c), for the tests that link the
+ * backends without it: the kernel panics on unknown NMIs when a test says.
+ */
+__attribute__((weak)) bool pvq_nmi_may_claim_unknown(void)
+{
+	return !READ_ONCE(shim_unknown_nmi_panics);
 }
 
 /* CPU hotplug: the dynamic prepare state's callbacks. */
@@ -382,6 +421,15 @@ void cpuhp_remove_state_nocalls(enum cpuhp_state state)
 	shim_cpuhp_prepare[i] = NULL;
 }
 
+int shim_cpuhp_states_set_up(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SHIM_CPUHP_STATES; i++)
+		n += !!shim_cpuhp_prepare[i];
+	return n;
+}
+
 void shim_cpu_down(int cpu)
 {
 	set_cpu_online(cpu, false);
@@ -410,6 +458,7 @@ static void shim_apic_send_IPI(int cpu, int vector)
 
 static struct apic shim_apic = { .send_IPI = shim_apic_send_IPI };
 struct apic *apic = &shim_apic;
+int x2apic_mode;
 
 void halt(void)
 {
@@ -438,6 +487,10 @@ void safe_halt(void)
  * NMI handler that moves it to the woken label ends the wait there.
  */
 asm(".pushsection .rodata\n"
+    ".globl pvq_nmi_selftest_start, pvq_nmi_selftest_insn, pvq_nmi_selftest_woken\n"
+    "pvq_nmi_selftest_start: .byte 0\n"
+    "pvq_nmi_selftest_insn: .byte 0\n"
+    "pvq_nmi_selftest_woken: .byte 0\n"
     ".globl pvq_nmi_halt_u8_window, pvq_nmi_halt_u8_insn, pvq_nmi_halt_u8_woken\n"
     "pvq_nmi_halt_u8_window: .byte 0\n"
     "pvq_nmi_halt_u8_insn: .byte 0\n"
@@ -476,6 +529,24 @@ static bool shim_nmi_halt(const void *ptr, u32 val, size_t size,
 	if (ip != (unsigned long)woken)
 		shim_die("NMI-kick halt: an NMI handler returned to %#lx", ip);
 	return true;
+}
+
+/*
+ * The self-test's window (pv_nmi_halt.S), modelled: it sends this CPU an
+ * NMI (through the APIC driver, not @icr), which it takes in the window.
+ */
+bool pvq_nmi_selftest_window(u32 *icr, unsigned long loops, u32 cmd,
+			     u32 icr_msr)
+{
+	unsigned long start = (unsigned long)pvq_nmi_selftest_start;
+
+	struct shim_vcpu *v = shim_vcpu_of(shim_cpu());
+
+	if (!shim_irqs_off || shim_in_nmi)
+		shim_die("the NMI kick's self-test with interrupts on, or in an NMI");
+	/* Taken at once, and counted apart from the kicks' NMIs. */
+	return shim_nmi_take(v, start, &v->selftest_nmis) ==
+	       (unsigned long)pvq_nmi_selftest_woken;
 }
 
 bool pvq_nmi_halt_u8(u8 *ptr, u8 val, unsigned long open_loops)
@@ -584,9 +655,22 @@ void shim_cpuid(unsigned int op, unsigned int *eax, unsigned int *ebx,
 
 bool shim_boot_cpu_has(unsigned int feature)
 {
+	if (feature == X86_FEATURE_TDX_GUEST)
+		return READ_ONCE(shim_machine.tdx_guest);
 	if (feature != X86_FEATURE_HYPERVISOR)
 		shim_die("CPU feature %u is not modelled", feature);
 	return READ_ONCE(shim_machine.hypervisor);
+}
+
+bool shim_xen_pv_domain(void)
+{
+	return READ_ONCE(shim_machine.xen_pv);
+}
+
+bool cc_platform_has(enum cc_attr attr)
+{
+	return attr == CC_ATTR_GUEST_STATE_ENCRYPT &&
+	       READ_ONCE(shim_machine.sev_es);
 }
 
 bool kvm_para_available(void)
@@ -658,6 +742,11 @@ unsigned long shim_vcpu_unknown_nmis(int cpu)
 unsigned long shim_vcpu_offline_nmis(int cpu)
 {
 	return READ_ONCE(shim_vcpu_of(cpu)->offline_nmis);
+}
+
+unsigned long shim_vcpu_selftest_nmis(int cpu)
+{
+	return READ_ONCE(shim_vcpu_of(cpu)->selftest_nmis);
 }
 
 unsigned long shim_vcpu_stray_kicks(void)

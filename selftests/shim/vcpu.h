@@ -45,6 +45,9 @@ struct shim_machine {
 	unsigned int kvm_base;	/* KVM's leaves at this base, 0: none */
 	u32 kvm_features;	/* leaf base + 1, EAX: BIT(KVM_FEATURE_*) */
 	u32 kvm_hints;		/* leaf base + 1, EDX: BIT(KVM_HINTS_*) */
+	bool xen_pv;		/* xen_pv_domain() */
+	bool tdx_guest;		/* X86_FEATURE_TDX_GUEST */
+	bool sev_es;		/* cc_platform_has(CC_ATTR_GUEST_STATE_ENCRYPT) */
 };
 
 extern struct shim_machine shim_machine;
@@ -77,6 +80,8 @@ unsigned long shim_vcpu_nmis_taken(int cpu);
 unsigned long shim_vcpu_unknown_nmis(int cpu);
 /* NMIs it took outside cpu_online_mask: no handler ran. */
 unsigned long shim_vcpu_offline_nmis(int cpu);
+/* The NMIs of the NMI kick's self-tests, taken at once in their window. */
+unsigned long shim_vcpu_selftest_nmis(int cpu);
 
 /*
  * Take the calling vCPU's pending NMI, interrupting the instruction at
@@ -93,12 +98,28 @@ void shim_nmi_nest_at(unsigned long step);
 bool shim_nmi_nested(void);
 
 /*
+ * The NMI frame's layout is one the NMI handler does not know: pt_regs are
+ * followed by something else, and IRET pops a frame elsewhere (tests).
+ */
+extern int shim_nmi_frame_unknown;
+
+/*
  * CPU hotplug as the kernel does it, for a CPU no thread plays or whose
  * thread waits for nothing: down takes it out of cpu_online_mask; up runs
  * the prepare callbacks, forgets its pending NMI (INIT) and puts it back.
  */
 void shim_cpu_down(int cpu);
 void shim_cpu_up(int cpu);
+
+/*
+ * Non-zero: the kernel is set to panic on unknown NMIs (unknown_nmi_panic),
+ * as pvq_nmi_may_claim_unknown() answers when the glue is not linked.
+ */
+extern int shim_unknown_nmi_panics;
+
+/* NMI handlers registered, and CPU hotplug states set up, now. */
+int shim_nmi_handlers_registered(void);
+int shim_cpuhp_states_set_up(void);
 
 /*
  * Called on the halting CPU's thread as halt() or safe_halt() begins:

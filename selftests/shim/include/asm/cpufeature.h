@@ -8,4 +8,8 @@
 
 #include <asm/processor.h>
 
+/* A TDX guest (struct shim_machine's tdx_guest). */
+#define X86_FEATURE_TDX_GUEST	(8 * 32 + 22)
+#define cpu_feature_enabled(feature)	boot_cpu_has(feature)
+
 #endif

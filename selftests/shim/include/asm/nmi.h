@@ -25,4 +25,7 @@ void unregister_nmi_handler(unsigned int type, const char *name);
 #define register_nmi_handler(type, fn, flags, name)			\
 	shim_register_nmi_handler((type), (fn), (name))
 
+/* The kernel's settings the built-in glue reads; never set here. */
+extern int unknown_nmi_panic;
+
 #endif

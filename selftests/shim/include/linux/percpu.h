@@ -8,6 +8,7 @@
 #ifndef _SHIM_LINUX_PERCPU_H
 #define _SHIM_LINUX_PERCPU_H
 
+#include <asm/cmpxchg.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/cpumask.h>
@@ -43,6 +44,9 @@
  * is one thread, and the shim's nested contexts run on it in turn.
  */
 #define this_cpu_read(pcp)	READ_ONCE(*this_cpu_ptr(&(pcp)))
+/* Atomic against this CPU's interrupts and NMIs only, as on x86. */
+#define this_cpu_cmpxchg(pcp, old, new)					\
+	cmpxchg_local(this_cpu_ptr(&(pcp)), (old), (new))
 #define this_cpu_dec(pcp)	__this_cpu_dec(pcp)
 
 #endif

@@ -15,6 +15,8 @@ typedef unsigned int gfp_t;
  * n * size, as in the kernel.
  */
 void *kvcalloc(size_t n, size_t size, gfp_t flags);
+/* Non-zero: every kvcalloc() fails, as under memory pressure (tests). */
+extern int shim_kvcalloc_fails;
 void kvfree(const void *addr);
 
 #endif
