@@ -180,6 +180,27 @@ vm() {
 	diag "$name: vmrun exit $VM_RC, console $CONSOLE"
 }
 
+# check_backend LABEL TEXT WHAT: the last vm's console says
+# "pvq_locks: pv backend TEXT"; the test is named WHAT.
+check_backend() {
+	if grep -aqF "pvq_locks: pv backend $2" "$CONSOLE"; then
+		ok "$1: $3"
+	else
+		not_ok "$1: $3" \
+			"$(grep -a -o 'pvq_locks: pv backend.*' "$CONSOLE" | head -n 1)"
+	fi
+}
+
+# check_vm_clean LABEL: vmrun passed the last vm (no kernel warning,
+# lockup or stall on its console).
+check_vm_clean() {
+	if ((VM_RC == 0)); then
+		ok "$1: no kernel warning, lockup or stall (vmrun passed)"
+	else
+		not_ok "$1: no kernel warning, lockup or stall" "$(vm_reasons 3)"
+	fi
+}
+
 # The first N reasons vmrun gave for failing the last vm, on one line.
 vm_reasons() {
 	grep -a '^reason=' "$VM_DIR/result" | head -n "$1" | tr '\n' ' '
@@ -363,12 +384,7 @@ test_levels() {
 		else
 			not_ok "$label: our torture spin_lock (the kernel's lock), irq_mode=mixed, SUCCESS"
 		fi
-		if ((VM_RC == 0)); then
-			ok "$label: no kernel warning, lockup or stall (vmrun passed)"
-		else
-			not_ok "$label: no kernel warning, lockup or stall" \
-				"$(vm_reasons 3)"
-		fi
+		check_vm_clean "$label"
 		if ((level == 2)) && grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
 			halts=$(($(event spin_lock wait_node) + $(event spin_lock wait_head)))
 			# Kicks are the unlockers' (kick_unlock); kick_wake
@@ -396,19 +412,9 @@ test_nmi_levels() {
 			--lib-args "pv_backend=nmi" \
 			--guest-script "$GUEST" --guest-env "LT_TYPES=spin_lock_irq" \
 			--guest-env "LT_SECS=$secs"
-		if grep -aq 'pvq_locks: pv backend nmi' "$CONSOLE"; then
-			ok "$label: the kernel's lock runs on the NMI kick"
-		else
-			not_ok "$label: the kernel's lock runs on the NMI kick" \
-				"$(grep -a -o 'pvq_locks: pv backend.*' "$CONSOLE" | head -n 1)"
-		fi
+		check_backend "$label" "nmi" "the kernel's lock runs on the NMI kick"
 		check_locktorture "$label" spin_lock_irq
-		if ((VM_RC == 0)); then
-			ok "$label: no kernel warning, lockup or stall (vmrun passed)"
-		else
-			not_ok "$label: no kernel warning, lockup or stall" \
-				"$(vm_reasons 3)"
-		fi
+		check_vm_clean "$label"
 		if grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
 			sent=$(event spin_lock_irq nmi_kick_sent)
 			diag "$label: during locktorture spin_lock_irq: $sent NMI kicks sent, $(event spin_lock_irq nmi_kick_woke) woke a waiter, $(event spin_lock_irq nmi_kick_not_waiting) found none"
@@ -438,20 +444,11 @@ test_kvm_levels() {
 			--guest-script "$GUEST" \
 			--guest-env "LT_TYPES=spin_lock spin_lock_irq" \
 			--guest-env "LT_SECS=$secs"
-		if grep -aq 'pvq_locks: pv backend kvm (the hypervisor offers KVM PV unhalt)' "$CONSOLE"; then
-			ok "$label: auto picks the kvm backend"
-		else
-			not_ok "$label: auto picks the kvm backend" \
-				"$(grep -a -o 'pvq_locks: pv backend.*' "$CONSOLE" | head -n 1)"
-		fi
+		check_backend "$label" "kvm (the hypervisor offers KVM PV unhalt)" \
+			"auto picks the kvm backend"
 		check_locktorture_at "$level" "$label" spin_lock "$vcpus" "$secs"
 		check_locktorture_at "$level" "$label" spin_lock_irq "$vcpus" "$secs"
-		if ((VM_RC == 0)); then
-			ok "$label: no kernel warning, lockup or stall (vmrun passed)"
-		else
-			not_ok "$label: no kernel warning, lockup or stall" \
-				"$(vm_reasons 3)"
-		fi
+		check_vm_clean "$label"
 		if grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
 			halts=$(($(event spin_lock_irq wait_node) + $(event spin_lock_irq wait_head)))
 			kicks=$(event spin_lock_irq kick_unlock)

@@ -285,6 +285,32 @@ static long pvu_kick(const struct pvu_insn *insn)
 						      pvu.cpu));
 }
 
+/*
+ * Kick the halter with @insn: it must have ended @resumed halts within
+ * 2 s, else it is rescued and @name fails with @why.  True if it did; the
+ * hypercall's result in *@ret.
+ */
+static bool pvu_kick_wakes(const struct pvu_insn *insn, const char *name,
+			   int resumed, const char *why, long *ret)
+{
+	*ret = pvu_kick(insn);
+	if (pvu_wait_for(&pvu.resumed, resumed, 2000))
+		return true;
+	pvu_not_ok(name, "returned %ld; %s", *ret, why);
+	pvu_rescue();
+	return false;
+}
+
+/* The halter is done with its order: @name passes if the kick returned 0. */
+static void pvu_finish(const char *name, long ret)
+{
+	wait_for_completion(&pvu.done);
+	if (ret)
+		pvu_not_ok(name, "returned %ld", ret);
+	else
+		pvu_ok(name);
+}
+
 static void pvu_order(enum pvu_step step)
 {
 	reinit_completion(&pvu.done);
@@ -325,18 +351,8 @@ static void pvu_check_kick_halted(const struct pvu_insn *insn)
 			   pvu.cpu);
 		return;
 	}
-	ret = pvu_kick(insn);
-	if (!pvu_wait_for(&pvu.resumed, 1, 2000)) {
-		pvu_not_ok(name, "returned %ld; CPU %d still halted 2 s later",
-			   ret, pvu.cpu);
-		pvu_rescue();
-		return;
-	}
-	wait_for_completion(&pvu.done);
-	if (ret)
-		pvu_not_ok(name, "returned %ld", ret);
-	else
-		pvu_ok(name);
+	if (pvu_kick_wakes(insn, name, 1, "still halted 2 s later", &ret))
+		pvu_finish(name, ret);
 }
 
 /*
@@ -347,7 +363,7 @@ static void pvu_check_kick_halted(const struct pvu_insn *insn)
 static void pvu_check_kick_running(const struct pvu_insn *insn)
 {
 	char name[80];
-	long ret;
+	long ret, first;
 
 	snprintf(name, sizeof(name),
 		 "%s KVM_HC_KICK_CPU to a running CPU: its next hlt returns, once",
@@ -365,6 +381,7 @@ static void pvu_check_kick_running(const struct pvu_insn *insn)
 		pvu_rescue();
 		return;
 	}
+	first = ret;
 	/* The second hlt: halted until the next kick. */
 	msleep(200);
 	if (READ_ONCE(pvu.resumed) != 1) {
@@ -372,17 +389,9 @@ static void pvu_check_kick_running(const struct pvu_insn *insn)
 		wait_for_completion(&pvu.done);
 		return;
 	}
-	pvu_kick(insn);
-	if (!pvu_wait_for(&pvu.resumed, 2, 2000)) {
-		pvu_not_ok(name, "the second kick did not wake the second hlt");
-		pvu_rescue();
-		return;
-	}
-	wait_for_completion(&pvu.done);
-	if (ret)
-		pvu_not_ok(name, "returned %ld", ret);
-	else
-		pvu_ok(name);
+	if (pvu_kick_wakes(insn, name, 2,
+			   "the second kick did not wake the second hlt", &ret))
+		pvu_finish(name, first ? first : ret);
 }
 
 static void pvu_check_kicks(void)
