@@ -119,6 +119,7 @@ SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	scripts/check-figures \
 	selftests/ksft_runner.sh selftests/kernel_series_test.sh \
 	selftests/locktorture_verdict_test.sh selftests/kbuild_test.sh \
+	selftests/vmrun_test.sh \
 	$(wildcard selftests/vm/*.sh) \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
 	tools/lib/functions.sh tools/lib/guest-init.sh tools/lib/bench-common.sh \
