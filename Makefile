@@ -61,6 +61,11 @@ ifdef TESTBED
 export PVQ_TESTBED := $(TESTBED)
 endif
 
+# make bench and make kbench run on tcg-pvunhalt unless TESTBED= says
+# otherwise (Documentation/testbeds.rst, "Which testbed the benchmarks
+# use"), which needs the QEMU that make qemu builds.
+BENCH_NEEDS_QEMU := $(if $(filter tcg kvm,$(TESTBED)),,y)
+
 # Where make deps extracts the kselftest and checkpatch files.
 DEPS_DIR ?= $(CURDIR)/.deps
 
@@ -291,6 +296,7 @@ kernel-matrix: deps-check
 bench: deps-check
 	@# Bad options fail here, before the build.
 	@tools/bench --dry-run --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS) >/dev/null
+	$(if $(BENCH_NEEDS_QEMU),@tools/build-qemu)
 	$(MAKE) modules
 	$(MAKE) -C bench
 	BENCH_MAKE_COMMAND="$(strip make bench $(MAKEOVERRIDES))" \
@@ -332,6 +338,7 @@ kbench: deps-check
 	@# Bad options fail here, before any kernel is built.
 	@tools/kbench --dry-run $(KBENCH_ARGS) >/dev/null
 	$(if $(KBENCH_SINGLE),@tools/kbench --dry-run $(KBENCH_SINGLE_ARGS) >/dev/null)
+	$(if $(BENCH_NEEDS_QEMU),@tools/build-qemu)
 	KBENCH_MAKE_COMMAND="$(strip make kbench $(MAKEOVERRIDES))" \
 		tools/kbench $(KBENCH_ARGS)
 	$(if $(KBENCH_SINGLE),KBENCH_MAKE_COMMAND="$(strip make kbench $(MAKEOVERRIDES))" \
