@@ -11,6 +11,7 @@
 #   make run             the quick look: every type side by side at 2x
 #   make kbench          real workloads on the guest kernels (kbench.rst)
 #   make kernel          a guest kernel with the lock as its arch_spinlock_t
+#                        (CONFIG=, default configs/all.config)
 #   make qemu            QEMU with KVM's PV unhalt under TCG, the testbed
 #                        tcg-pvunhalt (Documentation/testbeds.rst)
 #   make kernel-series   regenerate kernel/patches/ from this tree
@@ -27,13 +28,21 @@
 #   make clean           remove what the builds made (not out/)
 #   make help            this list
 #
-#   Variables: CONFIG=configs/<fragment>.config, QUEUE_SPINLOCK=,
-#   PARAVIRT_SPINLOCKS=, PARAVIRT_UNFAIR_LOCKS=, LOCK_STATS=, LOCK_DEBUG= (y
-#   or n), KVER= (6.12 or 6.1), KDIR=; TESTBED= (tcg-pvunhalt, tcg or kvm:
-#   how every guest's vCPUs run); bench: LEVELS= RUNS= SECS= HOGS=
-#   TORTURE_ARGS= LIB_ARGS= TAG= BASELINE=; kbench: KERNELS= LEVELS= RUNS=
-#   SECS= WORKLOADS= COUNTERS= HOGS= NEIGHBOUR=1 SINGLE=1 SINGLE_LEVELS=
-#   TAG=.
+#   Variables (README.md, "Options"; make -n TARGET shows the plan):
+#   build: CONFIG=configs/<fragment>.config, QUEUE_SPINLOCK=,
+#     PARAVIRT_SPINLOCKS=, PARAVIRT_UNFAIR_LOCKS=, LOCK_STATS=, LOCK_DEBUG=
+#     (y or n), KVER= (6.12 or 6.1), KDIR=
+#   every guest: TESTBED= (tcg-pvunhalt, tcg or kvm), KVM=1 (TESTBED=kvm),
+#     HOST_CPUS= (taskset list; default this process's CPUs, at most what
+#     one guest can take at the highest level)
+#   bench: LEVELS= RUNS= SECS= HOGS= SCENARIO= TORTURE_ARGS= LIB_ARGS=
+#     TAG= BASELINE= BENCH_ARGS= (more tools/bench options)
+#   kbench: KERNELS= LEVELS= RUNS= SECS= WORKLOADS= COUNTERS= PROFILE=
+#     HOGS= NEIGHBOUR=1 SINGLE=1 SINGLE_LEVELS= TAG= KBENCH_ARGS=
+#   soak: MINUTES= LEVELS= TORTURE_ARGS= LIB_ARGS= SOAK_ARGS=
+#   run: RUN_ARGS= (tools/run-overcommit options)
+#   kernel: CONFIG= KVER= KERNEL_DEBUG=y TORTURE_FAULTS=y;
+#     test-kernels, kernel-matrix: MATRIX_ARGS= (tools/kernel-matrix)
 #
 # See README.md for the options.
 
@@ -57,9 +66,23 @@ include scripts/config.mk
 # The testbed every tool boots its guests on (tools/lib/functions.sh,
 # Documentation/testbeds.rst): tools/vmrun and the tools that use it read
 # PVQ_TESTBED.
+# KVM=1 is TESTBED=kvm: the guests under KVM, for a host with hardware
+# virtualization. Off by default: the TCG testbeds run on any machine
+# (these have no usable KVM) and give the same guest everywhere, and
+# figures taken under KVM are not comparable with those published.
+ifneq ($(filter 1 y,$(KVM)),)
+ifneq ($(filter-out kvm,$(TESTBED)),)
+$(error KVM=$(KVM) and TESTBED=$(TESTBED) disagree: give one of them)
+endif
+TESTBED := kvm
+endif
 ifdef TESTBED
 export PVQ_TESTBED := $(TESTBED)
 endif
+
+# make -n bench (kbench, soak, run): the tool's own plan (its --dry-run)
+# instead of the build steps, which kbuild cannot pretend to run.
+MAKE_DRY_RUN := $(findstring n,$(filter-out --%,$(firstword -$(MAKEFLAGS))))
 
 # make bench and make kbench run on tcg-pvunhalt unless TESTBED= says
 # otherwise (Documentation/testbeds.rst, "Which testbed the benchmarks
@@ -206,10 +229,15 @@ test: deps-check
 	tools/testall
 
 # The quick look (the main job is make bench, below).  Extra options for
-# tools/run-overcommit via RUN_ARGS=.
+# tools/run-overcommit via RUN_ARGS=; HOST_CPUS= the host CPUs.
+RUN_OPTS = $(if $(HOST_CPUS),--host-cpus '$(HOST_CPUS)') $(RUN_ARGS)
 run: deps-check
+ifneq ($(MAKE_DRY_RUN),)
+	$(info make run: make modules; then tools/run-overcommit --types "$(strip $(PVQ_TYPES))" $(strip $(RUN_OPTS)))
+else
 	$(MAKE) modules
-	tools/run-overcommit --types "$(PVQ_TYPES)" $(RUN_ARGS)
+	tools/run-overcommit --types "$(PVQ_TYPES)" $(RUN_OPTS)
+endif
 
 print-types:
 	@echo $(PVQ_TYPES)
@@ -218,12 +246,16 @@ print-config:
 	@$(foreach o,$(PVQ_OPTIONS),echo $(o)=$($(o));)
 
 # The benchmark: every built type at several overcommit levels, repeated,
-# with a report (results/<date>-<tag>/report.md); see Documentation/bench.rst.
+# with a report (results/<date>-<time>-<tag>/report.md); see
+# Documentation/bench.rst.
 # Its knobs, all optional:
 #   LEVELS="0.5 1 2 4" RUNS=3 SECS=4 HOGS=0 TAG=default BASELINE=spin_lock
 #   SCENARIO=default|heavy|long-hold|hogs (named workloads, tools/bench --help)
 #   TORTURE_ARGS="nlocks=2 ..." LIB_ARGS="pv_backend=ipi spin_threshold=64"
-BENCH_ARGS = $(if $(LEVELS),--levels '$(LEVELS)') \
+#   HOST_CPUS=0-7 (default: this process's CPUs, at most what one guest
+#   can take at the highest level); BENCH_ARGS="--variant ... --types ..."
+#   (any other tools/bench option, last, so it wins)
+BENCH_OPTS = $(if $(LEVELS),--levels '$(LEVELS)') \
 	     $(if $(RUNS),--runs '$(RUNS)') \
 	     $(if $(SECS),--secs '$(SECS)') \
 	     $(if $(HOGS),--hogs '$(HOGS)') \
@@ -231,22 +263,34 @@ BENCH_ARGS = $(if $(LEVELS),--levels '$(LEVELS)') \
 	     $(if $(TAG),--tag '$(TAG)') \
 	     $(if $(BASELINE),--baseline '$(BASELINE)') \
 	     $(if $(TORTURE_ARGS),--torture-args '$(TORTURE_ARGS)') \
-	     $(if $(LIB_ARGS),--lib-args '$(LIB_ARGS)')
+	     $(if $(LIB_ARGS),--lib-args '$(LIB_ARGS)') \
+	     $(if $(HOST_CPUS),--host-cpus '$(HOST_CPUS)') \
+	     $(BENCH_ARGS)
 
 # The long soak (not in make test): every type with irq_mode=mixed, nested
 # locks and CPU hotplug at 2x and 4x overcommit; see Documentation/torture.rst.
 #   MINUTES=30 LEVELS="2 4" TORTURE_ARGS="..." LIB_ARGS="pv_backend=strict"
-SOAK_ARGS = $(if $(MINUTES),--minutes '$(MINUTES)') \
+#   HOST_CPUS= SOAK_ARGS="..." (any other tools/soak option)
+SOAK_OPTS = $(if $(MINUTES),--minutes '$(MINUTES)') \
 	    $(if $(LEVELS),--levels '$(LEVELS)') \
 	    $(if $(TORTURE_ARGS),--torture-args '$(TORTURE_ARGS)') \
-	    $(if $(LIB_ARGS),--lib-args '$(LIB_ARGS)')
+	    $(if $(LIB_ARGS),--lib-args '$(LIB_ARGS)') \
+	    $(if $(HOST_CPUS),--host-cpus '$(HOST_CPUS)') \
+	    $(SOAK_ARGS)
 
 .PHONY: soak
 soak: deps-check
-	tools/soak --types "$(strip $(PVQ_TYPES))" $(SOAK_ARGS)
+ifneq ($(MAKE_DRY_RUN),)
+	$(info make soak: tools/soak --types "$(strip $(PVQ_TYPES))" $(strip $(SOAK_OPTS)))
+else
+	tools/soak --types "$(strip $(PVQ_TYPES))" $(SOAK_OPTS)
+endif
 
 # A guest kernel whose arch_spinlock_t is this tree's lock, as the fragment
-# CONFIG= selects (kernel/patches/<KVER>/ on Debian's linux-source-<KVER>;
+# CONFIG= selects (default configs/all.config, as for the modules; make
+# kernel always passes it, so tools/build-kernel's own default,
+# configs/unfair.config, applies only when it is run by hand)
+# (kernel/patches/<KVER>/ on Debian's linux-source-<KVER>;
 # KERNEL_SPINLOCK=upstream in configs/stock.config: the stock kernel's
 # lock), built and cached under out/kernel/<KVER>/<fragment>/; the last
 # line printed is its bzImage.
@@ -294,30 +338,37 @@ kernel-matrix: deps-check
 .PHONY: bench fastpath-bench test-bench bench-clean
 
 bench: deps-check
+ifneq ($(MAKE_DRY_RUN),)
+	$(info make bench: $(if $(BENCH_NEEDS_QEMU),make qemu (cached once built);) make modules; make -C bench; then this plan:)
+	+@tools/bench --dry-run --types "$(strip $(PVQ_TYPES))" $(BENCH_OPTS)
+else
 	@# Bad options fail here, before the build.
-	@tools/bench --dry-run --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS) >/dev/null
+	@tools/bench --dry-run --types "$(strip $(PVQ_TYPES))" $(BENCH_OPTS) >/dev/null
 	$(if $(BENCH_NEEDS_QEMU),@tools/build-qemu)
 	$(MAKE) modules
 	$(MAKE) -C bench
 	BENCH_MAKE_COMMAND="$(strip make bench $(MAKEOVERRIDES))" \
-		tools/bench --types "$(strip $(PVQ_TYPES))" $(BENCH_ARGS)
+		tools/bench --types "$(strip $(PVQ_TYPES))" $(BENCH_OPTS)
+endif
 
-# Real workloads (dbench, hackbench, perf bench futex, stress-ng brk,
-# locktorture spin_lock and spin_lock_irq) on the kernels make kernel builds, K guests at once per
+# Real workloads (dbench, hackbench, futex: perf bench futex, memory:
+# stress-ng brk, locktorture spin_lock and spin_lock_irq) on the kernels
+# make kernel builds, K guests at once per
 # overcommit level, with a report in the form of the qspinlock v9 results
 # (Raghavendra K T, 27 April 2014)
-# (results/<date>-kbench/report.md); see Documentation/kbench.rst.
+# (results/<date>-<time>-kbench/report.md); see Documentation/kbench.rst.
 #   KERNELS="base unfair native pv stock" LEVELS="1 2" RUNS=3 SECS=4
 #   WORKLOADS="dbench hackbench futex memory locktorture locktorture_irq"
 #   COUNTERS=all
-#   HOGS=0 NEIGHBOUR=1 SINGLE=1 TAG=kbench SINGLE_LEVELS=4
+#   HOGS=0 NEIGHBOUR=1 SINGLE=1 TAG=kbench SINGLE_LEVELS=4 PROFILE="K ..."
+#   HOST_CPUS= KBENCH_ARGS="..." (any other tools/kbench option, last)
 # Then, unless SINGLE=1 or SINGLE_LEVELS is empty, the same kernels at
 # SINGLE_LEVELS in one guest of that many vCPUs per host CPU
-# (results/<date>-kbench-single/): guests of 2 vCPUs have little in-guest
+# (results/<date>-<time>-kbench-single/): guests of 2 vCPUs have little in-guest
 # contention, so lock choice shows in the one large guest
 # (Documentation/performance.rst, "Real workloads on the NMI kick").
 SINGLE_LEVELS ?= 4
-KBENCH_ARGS = $(if $(KERNELS),--kernels '$(KERNELS)') \
+KBENCH_OPTS = $(if $(KERNELS),--kernels '$(KERNELS)') \
 	      $(if $(LEVELS),--levels '$(LEVELS)') \
 	      $(if $(RUNS),--runs '$(RUNS)') \
 	      $(if $(SECS),--secs '$(SECS)') \
@@ -327,22 +378,30 @@ KBENCH_ARGS = $(if $(KERNELS),--kernels '$(KERNELS)') \
 	      $(if $(HOGS),--hogs '$(HOGS)') \
 	      $(if $(filter 1 y,$(NEIGHBOUR)),--neighbour) \
 	      $(if $(filter 1 y,$(SINGLE)),--single) \
-	      $(if $(TAG),--tag '$(TAG)')
+	      $(if $(TAG),--tag '$(TAG)') \
+	      $(if $(HOST_CPUS),--host-cpus '$(HOST_CPUS)') \
+	      $(KBENCH_ARGS)
 # The one-guest run: the same options, then (the last one counts) its own.
 KBENCH_SINGLE = $(if $(filter 1 y,$(SINGLE)),,$(strip $(SINGLE_LEVELS)))
-KBENCH_SINGLE_ARGS = $(KBENCH_ARGS) --single --levels '$(SINGLE_LEVELS)' \
+KBENCH_SINGLE_OPTS = $(KBENCH_OPTS) --single --levels '$(SINGLE_LEVELS)' \
 	      --tag '$(or $(TAG),kbench)-single'
 
 .PHONY: kbench test-kbench
 kbench: deps-check
+ifneq ($(MAKE_DRY_RUN),)
+	$(info make kbench: $(if $(BENCH_NEEDS_QEMU),make qemu (cached once built); )the kernels (make kernel, cached once built); then this plan:)
+	+@tools/kbench --dry-run $(KBENCH_OPTS)
+	$(if $(KBENCH_SINGLE),+@tools/kbench --dry-run $(KBENCH_SINGLE_OPTS))
+else
 	@# Bad options fail here, before any kernel is built.
-	@tools/kbench --dry-run $(KBENCH_ARGS) >/dev/null
-	$(if $(KBENCH_SINGLE),@tools/kbench --dry-run $(KBENCH_SINGLE_ARGS) >/dev/null)
+	@tools/kbench --dry-run $(KBENCH_OPTS) >/dev/null
+	$(if $(KBENCH_SINGLE),@tools/kbench --dry-run $(KBENCH_SINGLE_OPTS) >/dev/null)
 	$(if $(BENCH_NEEDS_QEMU),@tools/build-qemu)
 	KBENCH_MAKE_COMMAND="$(strip make kbench $(MAKEOVERRIDES))" \
-		tools/kbench $(KBENCH_ARGS)
+		tools/kbench $(KBENCH_OPTS)
 	$(if $(KBENCH_SINGLE),KBENCH_MAKE_COMMAND="$(strip make kbench $(MAKEOVERRIDES))" \
-		tools/kbench $(KBENCH_SINGLE_ARGS))
+		tools/kbench $(KBENCH_SINGLE_OPTS))
+endif
 
 # make kbench's own tests: parsers and report on fixed input (no VM).
 test-kbench:

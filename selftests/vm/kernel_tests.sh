@@ -46,8 +46,9 @@
 #      SUCCESS with no kernel warning, and KVM_HC_KICK_CPU kicks woke the
 #      waiters that halted with interrupts off.
 #
-# With --all-kernels (make test-kernels, not in make test: two more
-# cold kernel builds would take make test past 30 minutes on 2 cores):
+# With --all-kernels (make test-kernels, not in make test: five more
+# cold kernel builds, about 12 minutes each on 2 cores, would take make
+# test far past its time limit):
 #   9. base, native, pv, unfair and stock build, boot to a shell and run
 #      locktorture spin_lock at 2x;
 #  10. the debug kernel (DEBUG_SPINLOCK + PROVE_LOCKING, of --config) runs
@@ -93,8 +94,8 @@ usage: $PROG [--kver V] [--config FRAGMENT] [--secs N] [--levels "2 4"]
   --levels L      overcommit levels, vCPUs per host CPU (default: "$LEVELS")
   --debug         also the DEBUG_SPINLOCK + PROVE_LOCKING kernel
   --no-faults     skip the broken-lock runs
-  --all-kernels   instead: build base, native, pv and stock and boot
-                  each, and test the debug kernel
+  --all-kernels   instead: build base, native, pv, unfair and stock and
+                  boot each, and test the debug kernel
   --kernel IMAGE  test this make-kernel bzImage instead of building one
   --outdir DIR    consoles and logs (default: out/kernel-tests)
 EOF

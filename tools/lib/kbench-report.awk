@@ -274,7 +274,9 @@ function verdicts(    i, w, l, j, k, best, bm, smp, ref, line, second, v) {
 		}
 		if (best != reference && second != reference && (ref = sample(w, l, reference)) != "")
 			line = line sprintf(", %s against %s (%s)", fmt_pct(st_mean(ref), bm, 1), short(reference), verdict(ref, sample(w, l, best)))
-		if (best != "stock" && second != "stock" && (ref = sample(w, l, "stock")) != "")
+		# Stock as well, unless it was the reference above (no Base).
+		if (reference != "stock" && best != "stock" && second != "stock" &&
+		    (ref = sample(w, l, "stock")) != "")
 			line = line sprintf(", %s against stock (%s)", fmt_pct(st_mean(ref), bm, 1), verdict(ref, sample(w, l, best)))
 		printf "%s; order: %s.\n", line, ordering(w, l)
 	}

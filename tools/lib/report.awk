@@ -432,6 +432,113 @@ function has_column(m, t) {
 	return t != "ceiling" || m == "throughput" || m == "efficiency"
 }
 
+# JSON (mode=json, tools/bench-report's report.json; mode=comparejson,
+# tools/compare --json): the tables' cells as numbers, one object each.
+function json_str(x) {
+	gsub(/\\/, "\\\\", x)
+	gsub(/"/, "\\\"", x)
+	return "\"" x "\""
+}
+
+function json_num(x) {
+	return sprintf("%.6g", x)
+}
+
+# {"runs": N, "failed": N, "mean": X, "stdev": X} of cell k's sample
+# (null mean and stdev without a successful run, null stdev with one).
+function json_stats(k, smp,    n) {
+	n = smp == "" ? 0 : st_n(smp)
+	return sprintf("\"runs\": %d, \"failed\": %d, \"mean\": %s, \"stdev\": %s",
+		       n, nfail[k], n ? json_num(st_mean(smp)) : "null",
+		       n >= 2 ? json_num(st_sd(smp)) : "null")
+}
+
+function json_cell_sep() {
+	printf "%s\n    ", njson++ ? "," : ""
+}
+
+# Does metric m get cells (the tables' rules)?
+function json_metric(m) {
+	if ((m in pvdef) && !hasevents[1])
+		return 0
+	if ((m in only_if_any) && !any_event(m))
+		return 0
+	return has_table(m)
+}
+
+function json_report(    i, j, l, t, m, k, smp, ref, refmean, v, r) {
+	printf "{\n  \"baseline\": %s,\n  \"statistics\": %s,\n  \"confidence\": %s,\n", \
+	       json_str(baseline), json_str(ST_METHOD), json_num(ST_CONF)
+	printf "  \"cells\": ["
+	for (i = 1; i <= nm; i++) {
+		m = mid[i]
+		if (!json_metric(m))
+			continue
+		for (r = 1; r <= nlevels; r++) {
+			l = level[r]
+			ref = sample(1, m, l, (m in refof) ? refof[m] : baseline)
+			for (j = 1; j <= ntypes; j++) {
+				t = type[j]
+				k = 1 SUBSEP l SUBSEP t
+				if (!has_column(m, t) || !nruns[k])
+					continue
+				smp = sample(1, m, l, t)
+				json_cell_sep()
+				printf "{\"metric\": %s, \"higher_is_better\": %s, \"level\": %s, \"type\": %s, %s", \
+				       json_str(m), mhigher[m] ? "true" : "false", json_num(l),
+				       json_str(t), json_stats(k, smp)
+				printf ", \"reference\": %s", json_str((m in refof) ? refof[m] : baseline)
+				# Ratio metrics are their own ratio; the others
+				# get the ratio of the means to the baseline's.
+				refmean = ref == "" ? 0 : st_mean(ref)
+				if (!(m in refof))
+					printf ", \"ratio_to_reference\": %s",
+					       (smp != "" && refmean > 0 ? json_num(st_mean(smp) / refmean) : "null")
+				v = (t == ((m in refof) ? refof[m] : baseline) || smp == "" || ref == "") ? "null" : json_str(verdict(ref, smp))
+				printf ", \"verdict\": %s}", v
+			}
+		}
+	}
+	printf "\n  ],\n  \"runs\": %d,\n  \"failed_runs\": %d\n}\n", runs_total, failed_total
+}
+
+function json_compare(    i, j, l, t, m, ka, kb, a, b, r, ma) {
+	printf "{\n  \"baseline\": %s,\n  \"statistics\": %s,\n  \"confidence\": %s,\n", \
+	       json_str(baseline), json_str(ST_METHOD), json_num(ST_CONF)
+	printf "  \"cells\": ["
+	for (i = 1; i <= nm; i++) {
+		m = mid[i]
+		if ((m in pvdef) && !(hasevents[1] && hasevents[2]))
+			continue
+		if (!has_table(m))
+			continue
+		for (r = 1; r <= nlevels; r++) {
+			l = level[r]
+			if (m == "retention" && l == "1")
+				continue
+			for (j = 1; j <= ntypes; j++) {
+				t = type[j]
+				ka = 1 SUBSEP l SUBSEP t
+				kb = 2 SUBSEP l SUBSEP t
+				if (!has_column(m, t) || (!nruns[ka] && !nruns[kb]))
+					continue
+				a = sample(1, m, l, t)
+				b = sample(2, m, l, t)
+				json_cell_sep()
+				printf "{\"metric\": %s, \"higher_is_better\": %s, \"level\": %s, \"type\": %s, ", \
+				       json_str(m), mhigher[m] ? "true" : "false", json_num(l), json_str(t)
+				printf "\"a\": {%s}, \"b\": {%s}", json_stats(ka, a), json_stats(kb, b)
+				ma = a == "" ? 0 : st_mean(a)
+				# Signed so that positive is better, as the table.
+				printf ", \"change_pct\": %s, \"verdict\": %s}",
+				       a != "" && b != "" && ma != 0 ? json_num((st_mean(b) - ma) / (ma < 0 ? -ma : ma) * 100 * (mhigher[m] ? 1 : -1)) : "null",
+				       a != "" && b != "" ? json_str(verdict(a, b)) : "null"
+			}
+		}
+	}
+	printf "\n  ]\n}\n"
+}
+
 END {
 	if (nset == 0)
 		exit 1
@@ -442,6 +549,18 @@ END {
 	refof["ratioplot"] = ("tas" in istype) ? "tas" : baseline
 	if (mode == "plot" || mode == "ratioplot") {
 		plot(mode == "plot" ? "throughput" : "ratioplot")
+		exit 0
+	}
+	if (mode == "json") {
+		json_report()
+		exit 0
+	}
+	if (mode == "comparejson") {
+		if (nset != 2) {
+			print "report.awk: compare needs exactly two files" > "/dev/stderr"
+			exit 2
+		}
+		json_compare()
 		exit 0
 	}
 	if (mode == "compare") {
