@@ -243,3 +243,15 @@ testbed_title() {
 	tcg-pvunhalt) echo "QEMU TCG with KVM's PV unhalt" ;;
 	esac
 }
+
+# exploratory_note ENV: under a report's environment table, a warning when
+# its cells have fewer runs than a claim needs (Documentation/bench.rst).
+exploratory_note() {
+	local n
+
+	[ -f "$1" ] || return 0
+	n=$(sed -n 's/^N per cell=\([0-9]*\) run.*/\1/p' "$1")
+	[[ -n $n ]] && ((n < 5)) || return 0
+	echo "**Exploratory: $n run(s) per cell, fewer than the 5 a claim needs (RUNS=5; Documentation/bench.rst, \"Statistics\").**"
+	echo
+}
