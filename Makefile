@@ -21,7 +21,7 @@
 #   make vmtest          the VM torture tests alone
 #   make selftests       the userspace tests alone
 #   make check           W=1, sparse, checkpatch, shellcheck, documents, words,
-#                        tool options
+#                        tool options, options shown in documents
 #   make install         the modules through DKMS (make uninstall removes them)
 #   make deps            install what is missing (apt-get) and extract the
 #                        kselftest/checkpatch files from linux-source-6.1
@@ -99,7 +99,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check options-check figures-check deps deps-check test run \
+.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check options-check figures-check doc-options-check deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -144,7 +144,7 @@ series-check:
 # the guest's /init, busybox sh.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	scripts/gen-kernel-series scripts/check-words scripts/check-options \
-	scripts/check-figures \
+	scripts/check-figures scripts/check-doc-options \
 	selftests/ksft_runner.sh selftests/kernel_series_test.sh \
 	selftests/locktorture_verdict_test.sh selftests/kbuild_test.sh \
 	selftests/vmrun_test.sh \
@@ -191,13 +191,19 @@ figures-check:
 	@scripts/check-figures --self-test
 	@scripts/check-figures
 
+# An option or make variable a document shows is one the tool takes
+# (scripts/check-doc-options; its self-test first).
+doc-options-check:
+	@scripts/check-doc-options --self-test
+	@scripts/check-doc-options
+
 # No in-house words in the product (scripts/check-words says which); its
 # self-test first, so that a rule that catches nothing fails.
 words-check:
 	@scripts/check-words --self-test
 	@scripts/check-words
 
-check: sparse checkpatch series-check docs-check shellcheck words-check options-check figures-check
+check: sparse checkpatch series-check docs-check shellcheck words-check options-check figures-check doc-options-check
 
 clean: clean-modules
 	$(MAKE) -C selftests clean
