@@ -79,6 +79,8 @@ OUTDIR=$ROOT/out/kernel-tests
 DEBUG=0
 FAULTS=1
 ALL_KERNELS=0
+# How much more code kernel A may have than stock, in percent.
+readonly TEXT_LIMIT_PCT=0.5
 GIVEN_IMAGE=""
 HOST_CPUS=$(nproc)
 
@@ -540,11 +542,38 @@ test_debug() {
 	fi
 }
 
+# The text size of the kernel whose bzImage is $1 (size(1) of its vmlinux).
+text_size() {
+	local dir
+	dir=$(dirname "$1")
+	size "$dir/vmlinux" 2>/dev/null | awk 'NR == 2 { print $1 }'
+}
+
+# Kernel A (the unfair lock built in) may not grow the kernel's code: its
+# text at most TEXT_LIMIT_PCT (0.5) percent above stock's, so that the
+# inlined fast paths and unlocks at every call site stay paid for.
+check_text_size() {
+	local a=$1 stock=$2 ta ts
+	ta=$(text_size "$a") ts=$(text_size "$stock")
+	if [[ -z $ta || -z $ts ]]; then
+		not_ok "kernel A's text against stock's" "no vmlinux beside $a or $stock"
+		return
+	fi
+	if awk -v a="$ta" -v s="$ts" -v l="$TEXT_LIMIT_PCT" 'BEGIN { exit !(a <= s * (1 + l / 100)) }'; then
+		ok "kernel A's text, $ta bytes, against stock's $ts: $(awk -v a="$ta" -v s="$ts" 'BEGIN { printf "%+.2f%%", (a / s - 1) * 100 }') (limit +$TEXT_LIMIT_PCT%)"
+	else
+		not_ok "kernel A's text, $ta bytes, at most $TEXT_LIMIT_PCT% above stock's $ts" \
+			"$(awk -v a="$ta" -v s="$ts" 'BEGIN { printf "%+.2f%%", (a / s - 1) * 100 }')"
+	fi
+}
+
 test_all_kernels() {
-	local k
+	local k a_image='' stock_image=''
 	for k in base native pv unfair stock; do
 		build "$k" --config "configs/$k.config"
 		[[ -n $IMAGE ]] || continue
+		[[ $k == unfair ]] && a_image=$IMAGE
+		[[ $k == stock ]] && stock_image=$IMAGE
 		vm "boot-$k" --kernel "$IMAGE" --vcpus $((2 * HOST_CPUS)) \
 			--timeout 300 --guest-script "$GUEST" \
 			--guest-env "LT_TYPES=spin_lock" --guest-env "LT_SECS=$((SECS * 2))"
@@ -555,6 +584,11 @@ test_all_kernels() {
 				"$(vm_reasons 2)"
 		fi
 	done
+	if [[ -n $a_image && -n $stock_image ]]; then
+		check_text_size "$a_image" "$stock_image"
+	else
+		not_ok "kernel A's text against stock's" "kernel A or stock did not build"
+	fi
 }
 
 main() {
