@@ -81,3 +81,14 @@ function md_head(lead, nlead, heads, n,    j) {
 		printf "---:|"
 	printf "\n"
 }
+
+# JSON values (report.json, tools/compare --json).
+function json_str(x) {
+	gsub(/\\/, "\\\\", x)
+	gsub(/"/, "\\\"", x)
+	return "\"" x "\""
+}
+
+function json_num(x) {
+	return sprintf("%.6g", x)
+}

@@ -392,6 +392,42 @@ function plot(    j, i, k, l, smp) {
 	}
 }
 
+# mode=json (report.json): per workload, level and kernel, the cell of the
+# tables as numbers: runs, failed, mean, stdev, and against the reference
+# kernel the change in percent (positive = better) and the verdict.
+function json_report(    i, j, r, w, l, k, smp, ref, n, sep) {
+	printf "{\n  \"reference\": %s,\n  \"statistics\": %s,\n  \"confidence\": %s,\n  \"cells\": [",
+	       json_str(reference), json_str(ST_METHOD), json_num(ST_CONF)
+	sep = ""
+	for (i = 1; i <= nworkloads; i++) {
+		w = workload_list[i]
+		for (r = 1; r <= nlevels; r++) {
+			l = level[r]
+			ref = sample(w, l, reference)
+			for (j = 1; j <= nkernels; j++) {
+				k = kernels[j]
+				if (!nruns(w, l, k))
+					continue
+				smp = sample(w, l, k)
+				n = st_n(smp)
+				printf "%s\n    {\"workload\": %s, \"unit\": %s, \"level\": %s, \"kernel\": %s, ", sep,
+				       json_str(w), json_str(unit[w]), json_num(l), json_str(k)
+				sep = ","
+				printf "\"runs\": %d, \"failed\": %d, \"mean\": %s, \"stdev\": %s",
+				       n, nruns(w, l, k) - n, (n ? json_num(st_mean(smp)) : "null"),
+				       (n >= 2 ? json_num(st_sd(smp)) : "null")
+				if (k == reference || ref == "" || n == 0 || st_mean(ref) == 0)
+					printf ", \"change_pct\": null, \"verdict\": null}"
+				else
+					printf ", \"change_pct\": %s, \"verdict\": %s}",
+					       json_num((st_mean(smp) / st_mean(ref) - 1) * 100),
+					       json_str(verdict(ref, smp))
+			}
+		}
+	}
+	printf "\n  ]\n}\n"
+}
+
 END {
 	if (NR < 2)
 		exit 1
@@ -405,6 +441,10 @@ END {
 	}
 	if (mode == "plot") {
 		plot()
+		exit 0
+	}
+	if (mode == "json") {
+		json_report()
 		exit 0
 	}
 	verdicts()

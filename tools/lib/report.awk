@@ -434,16 +434,6 @@ function has_column(m, t) {
 
 # JSON (mode=json, tools/bench-report's report.json; mode=comparejson,
 # tools/compare --json): the tables' cells as numbers, one object each.
-function json_str(x) {
-	gsub(/\\/, "\\\\", x)
-	gsub(/"/, "\\\"", x)
-	return "\"" x "\""
-}
-
-function json_num(x) {
-	return sprintf("%.6g", x)
-}
-
 # {"runs": N, "failed": N, "mean": X, "stdev": X} of cell k's sample
 # (null mean and stdev without a successful run, null stdev with one).
 function json_stats(k, smp,    n) {
