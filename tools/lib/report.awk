@@ -229,11 +229,7 @@ function legend(m, what) {
 
 function report_table(m,    i, j, l, t, k, ref, smp, cell, pvtab, base0, shown, nshown, omitted, heads) {
 	pvtab = (m in pvdef)
-	if (pvtab && !hasevents[1])
-		return
-	if (!has_table(m))
-		return
-	if ((m in only_if_any) && !any_event(m))
+	if (!shown_metric(m))
 		return
 	# Ratio to tas: a table of its own unless tas is the baseline.
 	if (m == "ratio_tas" && baseline == "tas")
@@ -447,8 +443,8 @@ function json_cell_sep() {
 	printf "%s\n    ", njson++ ? "," : ""
 }
 
-# Does metric m get cells (the tables' rules)?
-function json_metric(m) {
+# Does metric m get a table in the report (and cells in its JSON)?
+function shown_metric(m) {
 	if ((m in pvdef) && !hasevents[1])
 		return 0
 	if ((m in only_if_any) && !any_event(m))
@@ -462,7 +458,7 @@ function json_report(    i, j, l, t, m, k, smp, ref, refmean, v, r) {
 	printf "  \"cells\": ["
 	for (i = 1; i <= nm; i++) {
 		m = mid[i]
-		if (!json_metric(m))
+		if (!shown_metric(m))
 			continue
 		for (r = 1; r <= nlevels; r++) {
 			l = level[r]
@@ -545,19 +541,15 @@ END {
 		json_report()
 		exit 0
 	}
+	if ((mode == "compare" || mode == "comparejson") && nset != 2) {
+		print "report.awk: compare needs exactly two files" > "/dev/stderr"
+		exit 2
+	}
 	if (mode == "comparejson") {
-		if (nset != 2) {
-			print "report.awk: compare needs exactly two files" > "/dev/stderr"
-			exit 2
-		}
 		json_compare()
 		exit 0
 	}
 	if (mode == "compare") {
-		if (nset != 2) {
-			print "report.awk: compare needs exactly two files" > "/dev/stderr"
-			exit 2
-		}
 		for (i = 1; i <= nm; i++)
 			compare_table(mid[i])
 	} else {
