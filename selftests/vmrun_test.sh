@@ -34,6 +34,12 @@ boot=$(sed -n "$((n + 1))p" "$FAKE_DIR/boots")
 	echo "[    0.000000] Linux version 6.12.0 (fake)"
 	case $boot in
 	oops) echo "[    2.358186] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI" ;;
+	oops-trace)
+		# An oops with a long trace after it: a check that stops
+		# reading at the match must not fail on the rest.
+		echo "[    2.358186] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
+		seq -f "[    2.400000]  trace line %g" 200000
+		;;
 	up-oops)
 		echo "[    3.000000] vmrun: guest up: kernel 6.12.0"
 		echo "[    3.500000] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
@@ -78,6 +84,15 @@ if ! vmrun_with "oops ok" --boot-retries 1; then
 	not_ok "$name" "vmrun failed: $(grep -m 1 '^reason=' "$work/out/result")"
 elif ! grep -q '^retry=boot died on a kernel text-patch breakpoint' "$work/out/result"; then
 	not_ok "$name" "no retry= line in the result"
+elif [[ $(cat "$work/started") != 2 ]]; then
+	not_ok "$name" "QEMU started $(cat "$work/started") times"
+else
+	ok "$name"
+fi
+
+name="... also with a long trace after the oops (more than a pipe holds)"
+if ! vmrun_with "oops-trace ok" --boot-retries 1; then
+	not_ok "$name" "vmrun failed: $(grep -m 1 '^reason=' "$work/out/result")"
 elif [[ $(cat "$work/started") != 2 ]]; then
 	not_ok "$name" "QEMU started $(cat "$work/started") times"
 else

@@ -103,7 +103,7 @@ module_results() {
 		esac
 	done < <(console_text "$1" | sed -n 's/^pv_unhalt_check: \(\(not \)\{0,1\}ok .*\)/\1/p')
 	[ "$n" -gt 0 ] || not_ok "$2: the module reported" "no ok/not ok line on $1"
-	if console_text "$1" | grep -aq '^pv_unhalt: insmod status 0$'; then
+	if console_has "$1" '^pv_unhalt: insmod status 0$'; then
 		ok "$2: the module loads (every check passed)"
 	else
 		not_ok "$2: the module loads (every check passed)" \
@@ -140,7 +140,7 @@ boot_log() {
 	console_text "$1" | sed -n 's/^pv_unhalt: boot: //p'
 }
 name="kvm-pv-unhalt=on: the stock kernel runs upstream's PV qspinlock (kvm-guest: PV spinlocks enabled)"
-if boot_log "$outdir/pvunhalt.log" | grep -aqx 'kvm-guest: PV spinlocks enabled'; then
+if boot_log "$outdir/pvunhalt.log" | grep -ax 'kvm-guest: PV spinlocks enabled' >/dev/null; then
 	ok "$name"
 else
 	not_ok "$name" "boot log: $(boot_log "$outdir/pvunhalt.log" | tr '\n' ' ')"
@@ -150,7 +150,7 @@ module_results "$outdir/debian.log" "Debian's QEMU"
 for name in off debian; do
 	label="$([ $name = off ] && echo "built QEMU, flag off" || echo "Debian's QEMU"): no KVM, no PV spinlocks in the stock kernel"
 	if [ -z "$(boot_log "$outdir/$name.log")" ] &&
-	   console_text "$outdir/$name.log" | grep -aq '^pv_unhalt: insmod status'; then
+	   console_has "$outdir/$name.log" '^pv_unhalt: insmod status'; then
 		ok "$label"
 	else
 		not_ok "$label" "boot log: $(boot_log "$outdir/$name.log" | tr '\n' ' ')"

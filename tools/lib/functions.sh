@@ -131,6 +131,15 @@ console_text() {
 	tr -d '\r' <"$1" | strip_ts
 }
 
+# console_has FILE GREP-ARGS...: whether console FILE's text matches.
+# grep reads to the end: "console_text | grep -q" would stop at the match
+# and, under pipefail, fail with the writer's SIGPIPE on a long console.
+console_has() {
+	local file=$1
+	shift
+	console_text "$file" | grep -a "$@" >/dev/null
+}
+
 # --- benchmark reports -----------------------------------------------------
 
 # report_section FILE TITLE: the "### TITLE..." section of a report.md,
@@ -192,8 +201,9 @@ TESTBEDS="tcg-pvunhalt tcg kvm"
 DEFAULT_TESTBED=tcg
 # shellcheck disable=SC2034
 DEFAULT_BENCH_TESTBED=tcg-pvunhalt
-# The QEMU that make qemu builds.
-PVQ_BUILT_QEMU=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/out/qemu/bin/qemu-system-x86_64
+# The QEMU that make qemu builds (the tests point it elsewhere to play a
+# machine that has not built it yet).
+PVQ_BUILT_QEMU=${PVQ_BUILT_QEMU:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/out/qemu/bin/qemu-system-x86_64}
 
 # is_testbed NAME: one of TESTBEDS.
 is_testbed() {
@@ -211,6 +221,16 @@ testbed_qemu() {
 	else
 		command -v qemu-system-x86_64
 	fi
+}
+
+# planned_qemu NAME DRY_RUN: testbed_qemu for a tool about to boot guests;
+# a dry run (DRY_RUN 1) only plans them, so a QEMU that make qemu has yet
+# to build is named with a warning instead of refused.
+planned_qemu() {
+	testbed_qemu "$1" && return 0
+	(($2)) || return 1
+	warn "--testbed $1: $PVQ_BUILT_QEMU is not built yet (make qemu builds it)"
+	echo "$PVQ_BUILT_QEMU"
 }
 
 # testbed_qemu_args NAME: the accelerator and CPU options, one per line,
