@@ -21,7 +21,8 @@
 #   make vmtest          the VM torture tests alone
 #   make selftests       the userspace tests alone
 #   make check           W=1, sparse, checkpatch, shellcheck, documents, words,
-#                        tool options, options shown in documents
+#                        tool options, options shown in documents,
+#                        durations quoted in several documents
 #   make install         the modules through DKMS (make uninstall removes them)
 #   make deps            install what is missing (apt-get) and extract the
 #                        kselftest/checkpatch files from linux-source-6.1
@@ -99,7 +100,7 @@ PVQ_KBUILD_VARS := CONFIG=$(CONFIG) TORTURE_FAULTS=$(TORTURE_FAULTS) \
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check options-check figures-check doc-options-check deps deps-check test run \
+.PHONY: all modules clean clean-modules check checkpatch sparse docs-check shellcheck words-check options-check figures-check doc-options-check times-check deps deps-check test run \
 	selftests vmtest print-types print-config
 
 all: modules
@@ -191,6 +192,12 @@ figures-check:
 	@scripts/check-figures --self-test
 	@scripts/check-figures
 
+# A duration the documents quote ("about 12 minutes" for make bench) is
+# the same wherever it is quoted.
+times-check:
+	@scripts/check-times --self-test
+	@scripts/check-times
+
 # An option or make variable a document shows is one the tool takes
 # (scripts/check-doc-options; its self-test first).
 doc-options-check:
@@ -203,7 +210,7 @@ words-check:
 	@scripts/check-words --self-test
 	@scripts/check-words
 
-check: sparse checkpatch series-check docs-check shellcheck words-check options-check figures-check doc-options-check
+check: sparse checkpatch series-check docs-check shellcheck words-check options-check figures-check doc-options-check times-check
 
 clean: clean-modules
 	$(MAKE) -C selftests clean

@@ -320,10 +320,35 @@ function testname() {
 	return ST_METHOD == "student" ? "Student's t, pooled variance" : "Welch's t-test"
 }
 
-function compare_table(m,    i, j, l, t, a, b, ka, kb, ca, cb, change, v) {
+# Does metric m get a comparison table (tools/compare) and cells in its
+# JSON?  The in-guest counters only when both runs counted; no table
+# without a row.
+function compared_metric(m,    i, j) {
 	if ((m in pvdef) && !(hasevents[1] && hasevents[2]))
-		return
+		return 0
 	if (!has_table(m))
+		return 0
+	for (i = 1; i <= nlevels; i++)
+		for (j = 1; j <= ntypes; j++)
+			if (compared_row(m, level[i], type[j]))
+				return 1
+	return 0
+}
+
+# Does the comparison of metric m have a row for type t at level l?  One
+# rule for the table and the JSON.
+function compared_row(m, l, t) {
+	if (!has_column(m, t))
+		return 0
+	if ((m in pvdef) && all_zero(1, m, t) && all_zero(2, m, t))
+		return 0
+	if (m == "retention" && l == "1")
+		return 0
+	return nruns[1 SUBSEP l SUBSEP t] || nruns[2 SUBSEP l SUBSEP t]
+}
+
+function compare_table(m,    i, j, l, t, a, b, ka, kb, ca, cb, change, v) {
+	if (!compared_metric(m))
 		return
 	printf "### %s\n\n", mtitle[m]
 	if (m == "ratio")
@@ -337,16 +362,10 @@ function compare_table(m,    i, j, l, t, a, b, ka, kb, ca, cb, change, v) {
 		l = level[i]
 		for (j = 1; j <= ntypes; j++) {
 			t = type[j]
-			if (!has_column(m, t))
-				continue
-			if ((m in pvdef) && all_zero(1, m, t) && all_zero(2, m, t))
-				continue
-			if (m == "retention" && l == "1")
+			if (!compared_row(m, l, t))
 				continue
 			ka = 1 SUBSEP l SUBSEP t
 			kb = 2 SUBSEP l SUBSEP t
-			if (!nruns[ka] && !nruns[kb])
-				continue
 			a = sample(1, m, l, t)
 			b = sample(2, m, l, t)
 			ca = compare_cell(m, ka, a)
@@ -494,20 +513,16 @@ function json_compare(    i, j, l, t, m, ka, kb, a, b, r, ma) {
 	printf "  \"cells\": ["
 	for (i = 1; i <= nm; i++) {
 		m = mid[i]
-		if ((m in pvdef) && !(hasevents[1] && hasevents[2]))
-			continue
-		if (!has_table(m))
+		if (!compared_metric(m))
 			continue
 		for (r = 1; r <= nlevels; r++) {
 			l = level[r]
-			if (m == "retention" && l == "1")
-				continue
 			for (j = 1; j <= ntypes; j++) {
 				t = type[j]
+				if (!compared_row(m, l, t))
+					continue
 				ka = 1 SUBSEP l SUBSEP t
 				kb = 2 SUBSEP l SUBSEP t
-				if (!has_column(m, t) || (!nruns[ka] && !nruns[kb]))
-					continue
 				a = sample(1, m, l, t)
 				b = sample(2, m, l, t)
 				json_cell_sep()
