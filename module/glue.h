@@ -13,8 +13,21 @@
 #include "pvq_locks.h"
 
 /*
- * A run-time writable tunable, an unsigned int in [@min, @max]: anything
- * else is refused with -EINVAL and a message, at load and when written
+ * Who may change a tunable after boot.  The module's are writable: its
+ * tests change a threshold between two runs.  As the kernel's own lock
+ * they are boot parameters (pvq_locks.<name>=), read-only at run time: a
+ * lock policy that changes under every held and waited-for spinlock of the
+ * system is a debugging facility, which PVQ_WRITABLE_TUNABLES turns on.
+ */
+#if defined(MODULE) || defined(PVQ_WRITABLE_TUNABLES)
+#define PVQ_TUNABLE_MODE	0644
+#else
+#define PVQ_TUNABLE_MODE	0444
+#endif
+
+/*
+ * A tunable, an unsigned int in [@min, @max]: anything else is refused
+ * with -EINVAL and a message, at load and when written
  * (param_set_uint_minmax(), which stores it).
  */
 int pvq_param_set_range(const char *val, const struct kernel_param *kp,
@@ -31,7 +44,7 @@ static const struct kernel_param_ops pvq_param_##pname##_ops = {	\
 	.set = pvq_param_##pname##_set,					\
 	.get = param_get_uint,						\
 };									\
-module_param_cb(pname, &pvq_param_##pname##_ops, &(var), 0644)
+module_param_cb(pname, &pvq_param_##pname##_ops, &(var), PVQ_TUNABLE_MODE)
 
 /* pv_params.c (PARAVIRT_SPINLOCKS): pv_backend, spin_threshold. */
 int pvq_pv_params_init(void);

@@ -59,7 +59,7 @@ MODULE_PARM_DESC(fair_steal_spin, "Fair PV qspinlock: loops a contender keeps tr
  * kick would be taken for a late kick and swallowed.
  */
 static bool nmi_claim_late = true;
-module_param(nmi_claim_late, bool, 0644);
+module_param(nmi_claim_late, bool, PVQ_TUNABLE_MODE);
 MODULE_PARM_DESC(nmi_claim_late, "NMI kick: take an unknown NMI within 500 ms of a kick to its CPU as a late kick (default 1; set 0 where the kernel panics on unknown NMIs: unknown_nmi_panic, panic_on_unrecovered_nmi)");
 
 bool pvq_nmi_may_claim_unknown(void)

@@ -525,7 +525,12 @@ static const struct pvq_pv_ops pvq_pv_kvm = {
 	.spinning = pvq_nothing_deferred,
 };
 
+/* ipi until pvq_pv_select() chooses: see pvq_pv_use(). */
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_ipi;
+DEFINE_STATIC_CALL(pvq_pv_can_wait, pvq_ipi_can_wait);
+DEFINE_STATIC_CALL(pvq_pv_wait, pvq_ipi_wait);
+DEFINE_STATIC_CALL(pvq_pv_kick, pvq_ipi_kick);
+DEFINE_STATIC_CALL(pvq_pv_spinning, pvq_ipi_spinning);
 const char *pvq_pv_reason = "default";
 /* Native until pvq_pv_select() chooses a backend that halts (pv_ops.h). */
 DEFINE_STATIC_KEY_TRUE(pvq_pv_native);
@@ -694,7 +699,7 @@ int pvq_pv_select(const char *name)
 		}
 	}
 	pvq_pv_reason = reason;
-	pvq_pv = ops;
+	pvq_pv_use(ops);
 	pvq_pv_chosen = true;
 	/* Once, before any PV lock is contended: see pv_ops.h. */
 	if (ops == &pvq_pv_none)

@@ -34,14 +34,20 @@
 #define PVQ_PV_OPS_H
 
 #include <linux/jump_label.h>
+#include <linux/static_call.h>
 #include <linux/types.h>
+
+typedef bool pvq_pv_can_wait_fn(void);
+typedef void pvq_pv_wait_fn(u8 *ptr, u8 val);
+typedef void pvq_pv_kick_fn(int cpu);
+typedef void pvq_pv_spinning_fn(void);
 
 struct pvq_pv_ops {
 	const char *name;
-	bool (*can_wait)(void);
-	void (*wait)(u8 *ptr, u8 val);
-	void (*kick)(int cpu);
-	void (*spinning)(void);
+	pvq_pv_can_wait_fn *can_wait;
+	pvq_pv_wait_fn *wait;
+	pvq_pv_kick_fn *kick;
+	pvq_pv_spinning_fn *spinning;
 };
 
 /*
@@ -75,6 +81,31 @@ extern int pvq_queue_spin_threshold;
 extern const struct pvq_pv_ops *pvq_pv;
 
 /*
+ * The slow paths call the backend through static calls, not through
+ * pvq_pv: a direct call, patched once when the backend is chosen, where
+ * an indirect one would be a retpoline on CPUs that need them.  Where the
+ * backend is defined (pv_backends.c), so are they.
+ */
+DECLARE_STATIC_CALL(pvq_pv_can_wait, pvq_pv_can_wait_fn);
+DECLARE_STATIC_CALL(pvq_pv_wait, pvq_pv_wait_fn);
+DECLARE_STATIC_CALL(pvq_pv_kick, pvq_pv_kick_fn);
+DECLARE_STATIC_CALL(pvq_pv_spinning, pvq_pv_spinning_fn);
+
+/*
+ * Make @ops the backend in use: pvq_pv and the static calls.  Patching a
+ * call sleeps: in process context, and before any PV lock is contended
+ * (pvq_pv_select()), or between two tests in userspace.
+ */
+static inline void pvq_pv_use(const struct pvq_pv_ops *ops)
+{
+	pvq_pv = ops;
+	static_call_update(pvq_pv_can_wait, ops->can_wait);
+	static_call_update(pvq_pv_wait, ops->wait);
+	static_call_update(pvq_pv_kick, ops->kick);
+	static_call_update(pvq_pv_spinning, ops->spinning);
+}
+
+/*
  * True while the backend is "none" (nothing halts: bare metal, one CPU,
  * dedicated vCPUs, nopvspin), and before a backend is chosen.  The PV
  * queued locks then run as the native qspinlock: store unlock, native slow
@@ -92,22 +123,22 @@ static __always_inline bool pvq_pv_runs_native(void)
 
 static inline bool pvq_pv_can_wait(void)
 {
-	return pvq_pv->can_wait();
+	return static_call(pvq_pv_can_wait)();
 }
 
 static inline void pvq_pv_wait(u8 *ptr, u8 val)
 {
-	pvq_pv->wait(ptr, val);
+	static_call(pvq_pv_wait)(ptr, val);
 }
 
 static inline void pvq_pv_kick(int cpu)
 {
-	pvq_pv->kick(cpu);
+	static_call(pvq_pv_kick)(cpu);
 }
 
 static inline void pvq_pv_spinning(void)
 {
-	pvq_pv->spinning();
+	static_call(pvq_pv_spinning)();
 }
 
 /*

@@ -210,6 +210,11 @@ TEST(kvm_selected_when_cpuid_offers_pv_unhalt)
 	EXPECT_STREQ("kvm", pvq_pv->name);
 	EXPECT_TRUE(!!strstr(pvq_pv_reason, "PV unhalt"))
 		TH_LOG("reason: %s", pvq_pv_reason);
+	/* The slow paths call the backend through these: kvm's own. */
+	EXPECT_TRUE(static_call(pvq_pv_can_wait) == pvq_pv->can_wait);
+	EXPECT_TRUE(static_call(pvq_pv_wait) == pvq_pv->wait);
+	EXPECT_TRUE(static_call(pvq_pv_kick) == pvq_pv->kick);
+	EXPECT_TRUE(static_call(pvq_pv_spinning) == pvq_pv->spinning);
 	EXPECT_EQ(0UL, shim_warnings);
 }
 

@@ -1089,12 +1089,12 @@ TEST_F(pvqspin, head_halts_again_after_deferred_kick_and_steal)
 
 	/* The ghost's unlock, whose kick is slow to arrive... */
 	futex_ops = pvq_pv;
-	pvq_pv = &late_kick_ops;
+	pvq_pv_use(&late_kick_ops);
 	pvq_pv_qspin_unlock(&self->lock);
 	ASSERT_EQ(1, READ_ONCE(late_kick));
 	/* ...and a steal before it does. */
 	ASSERT_TRUE(pvq_pv_trylock_steal(&self->lock));
-	pvq_pv = futex_ops;
+	pvq_pv_use(futex_ops);
 	pvq_pv_kick(1);
 
 	/* The stealer (us) holds on: the head should hash itself and halt. */

@@ -830,7 +830,7 @@ int main(int argc, char **argv)
 	if (pvq_pv_select("futex") || pvq_hash_init())
 		ksft_exit_fail_msg("no futex PV backend or hash table\n");
 	futex_ops = pvq_pv;
-	pvq_pv = &late_wake_ops;
+	pvq_pv_use(&late_wake_ops);
 	ksft_print_msg("%s: %u threads on %u pinned cpu(s), critical section %d pause loops\n",
 		       cfg.type->name, cfg.threads, cpus, CS_LOOPS);
 	ksft_print_msg("unfair_steal_spin %d, unfair_steal_budget %d, spin_threshold %d\n",

@@ -137,6 +137,10 @@ static const struct pvq_pv_ops pvq_pv_none = {
 };
 
 const struct pvq_pv_ops *pvq_pv = &pvq_pv_futex;
+DEFINE_STATIC_CALL(pvq_pv_can_wait, pvq_futex_can_wait);
+DEFINE_STATIC_CALL(pvq_pv_wait, pvq_futex_wait);
+DEFINE_STATIC_CALL(pvq_pv_kick, pvq_futex_kick);
+DEFINE_STATIC_CALL(pvq_pv_spinning, pvq_futex_spinning);
 /*
  * pv_ops.h: true while nothing halts.  The kernel starts native and flips
  * it at load; here the default backend halts, so it starts false.
@@ -151,9 +155,9 @@ int pvq_spin_threshold_ns = PVQ_SPIN_THRESHOLD_NS_DEFAULT;
 int pvq_pv_select(const char *name)
 {
 	if (!strcmp(name, "auto") || !strcmp(name, "futex"))
-		pvq_pv = &pvq_pv_futex;
+		pvq_pv_use(&pvq_pv_futex);
 	else if (!strcmp(name, "none"))
-		pvq_pv = &pvq_pv_none;
+		pvq_pv_use(&pvq_pv_none);
 	else if (!strcmp(name, "kvm") || !strcmp(name, "ipi"))
 		return -ENODEV;
 	else

@@ -17,6 +17,9 @@
 # "locktorture-run: start TYPE" and "locktorture-run: done TYPE status N".
 # With CONFIG_PVQ_LOCK_STATS the kernel's lock event counters are reset
 # before each type and printed after it as "pvq-events: TYPE NAME VALUE".
+# First, the mode of each of the lock's tunables ("pvq-param: NAME MODE")
+# and whether writing pass_bound its own value succeeded
+# ("pvq-param-write: pass_bound status N").
 
 events=/sys/kernel/debug/pvq_locks/lock_events
 
@@ -35,6 +38,19 @@ print_events() {
 dmesg | grep -E 'pvq_locks:|Lock dependency validator' | while read -r line; do
 	echo "<5>boot-log: ${line#*] }" >/dev/kmsg
 done
+
+params=/sys/module/pvq_locks/parameters
+if [ -d $params ]; then
+	for f in "$params"/*; do
+		echo "<5>pvq-param: ${f##*/} $(stat -c %a "$f")" >/dev/kmsg
+	done
+	if [ -f $params/pass_bound ]; then
+		value=$(cat $params/pass_bound)
+		rc=0
+		echo "$value" 2>/dev/null >$params/pass_bound || rc=1
+		echo "<5>pvq-param-write: pass_bound status $rc" >/dev/kmsg
+	fi
+fi
 
 status=0
 for ko in $LT_MODULES; do

@@ -15,6 +15,10 @@
 #      reported: tools/lib/locktorture.sh says why); our torture module's
 #      spin_lock type (the kernel's lock) with irq_mode=mixed ends in
 #      SUCCESS; no kernel warning, lockup or stall anywhere.
+#   2a. At 2x the lock's tunables (/sys/module/pvq_locks/parameters) are
+#      all read-only, and writing one is refused: they are boot
+#      parameters (PVQ_WRITABLE_TUNABLES, not in the test kernel, would
+#      make them writable).
 #   3. At 2x the kernel's lock event counters (debugfs) show halts and
 #      kicks during locktorture spin_lock: the PV path ran in the kernel.
 #   4. A broken lock is caught: the same kernel booted with
@@ -388,6 +392,7 @@ test_levels() {
 			not_ok "$label: our torture spin_lock (the kernel's lock), irq_mode=mixed, SUCCESS"
 		fi
 		check_vm_clean "$label"
+		((level == 2)) && check_tunables_read_only "$label"
 		if ((level == 2)) && grep -qx 'CONFIG_PVQ_LOCK_STATS=y' "$(dirname "$IMAGE")/config"; then
 			halts=$(($(event spin_lock wait_node) + $(event spin_lock wait_head)))
 			# Kicks are the unlockers' (kick_unlock); kick_wake
@@ -401,6 +406,25 @@ test_levels() {
 			fi
 		fi
 	done
+}
+
+# The kernel's lock tunables are boot parameters: every one read-only
+# (0444) in sysfs, and a write refused (2a. above).  Test $1.
+check_tunables_read_only() {
+	local name="$1: the lock's tunables are read-only (boot parameters)"
+	local modes writable write
+	modes=$(grep -a -o 'pvq-param: .*' "$CONSOLE" | tr -d '\r')
+	writable=$(awk '$3 != "444" { printf "%s %s; ", $2, $3 }' <<<"$modes")
+	write=$(grep -a -o 'pvq-param-write: pass_bound status [0-9]*' "$CONSOLE")
+	if [[ -z $modes ]]; then
+		not_ok "$name" "no pvq-param line on the console"
+	elif [[ -n $writable ]]; then
+		not_ok "$name" "writable: $writable"
+	elif [[ -z $write || $write == *" status 0" ]]; then
+		not_ok "$name" "${write:-no pvq-param-write line}"
+	else
+		ok "$name ($(wc -l <<<"$modes") of them)"
+	fi
 }
 
 # The NMI kick in the kernel build (8. above).

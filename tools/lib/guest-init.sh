@@ -88,6 +88,12 @@ set_lib_param() {
 	case $(stat -c %a "$LIB_PARAMS_DIR/$name") in
 	*[2367]??) ;;
 	*)
+		# Built in (the kernel's own lock): no reload; its tunables are
+		# boot parameters.
+		if ! grep -q '^pvq_locks ' /proc/modules; then
+			mark "run $n: pvq_locks parameter $name is read-only in this kernel: boot with pvq_locks.$name= (or build it with PVQ_WRITABLE_TUNABLES)"
+			return 1
+		fi
 		# Loaded again or not, the next run needs the load's library.
 		: >/tmp/lib-reloaded
 		if ! reload_lib "$1"; then
