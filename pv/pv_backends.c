@@ -19,7 +19,7 @@
 /* Since 6.4, smp_send_reschedule() traces the IPI it sends. */
 #include <trace/events/ipi.h>
 
-#include "pv_ops.h"
+#include "pv_use.h"
 #include "pv_nmi.h"
 #include "lock_debug.h"
 #include "lock_stats.h"

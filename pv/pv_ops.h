@@ -34,7 +34,7 @@
 #define PVQ_PV_OPS_H
 
 #include <linux/jump_label.h>
-#include <linux/static_call.h>
+#include <linux/static_call_types.h>
 #include <linux/types.h>
 
 typedef bool pvq_pv_can_wait_fn(void);
@@ -84,26 +84,15 @@ extern const struct pvq_pv_ops *pvq_pv;
  * The slow paths call the backend through static calls, not through
  * pvq_pv: a direct call, patched once when the backend is chosen, where
  * an indirect one would be a retpoline on CPUs that need them.  Where the
- * backend is defined (pv_backends.c), so are they.
+ * backend is defined (pv_backends.c), so are they, and pv_use.h switches
+ * them.  This header reaches <asm/spinlock.h>, so it takes only the
+ * declarations (static_call_types.h): <linux/static_call.h> pulls in
+ * headers that themselves need spinlock_t.
  */
 DECLARE_STATIC_CALL(pvq_pv_can_wait, pvq_pv_can_wait_fn);
 DECLARE_STATIC_CALL(pvq_pv_wait, pvq_pv_wait_fn);
 DECLARE_STATIC_CALL(pvq_pv_kick, pvq_pv_kick_fn);
 DECLARE_STATIC_CALL(pvq_pv_spinning, pvq_pv_spinning_fn);
-
-/*
- * Make @ops the backend in use: pvq_pv and the static calls.  Patching a
- * call sleeps: in process context, and before any PV lock is contended
- * (pvq_pv_select()), or between two tests in userspace.
- */
-static inline void pvq_pv_use(const struct pvq_pv_ops *ops)
-{
-	pvq_pv = ops;
-	static_call_update(pvq_pv_can_wait, ops->can_wait);
-	static_call_update(pvq_pv_wait, ops->wait);
-	static_call_update(pvq_pv_kick, ops->kick);
-	static_call_update(pvq_pv_spinning, ops->spinning);
-}
 
 /*
  * True while the backend is "none" (nothing halts: bare metal, one CPU,

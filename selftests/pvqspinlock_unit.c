@@ -35,6 +35,7 @@ static unsigned int unit_nr_cpu_ids = SHIM_NR_CPUS;
 
 #include "kselftest_harness.h"
 #include "pv_futex.h"
+#include "pv_use.h"
 #include "pv_unit_helpers.h"
 
 /* Small, so that waiters halt quickly; below the 256-loop early check. */

@@ -118,6 +118,7 @@
 
 #include "lock_stats.h"
 #include "pv_futex.h"
+#include "pv_use.h"
 
 #include "kselftest.h"
 #include "lock_adapters.h"

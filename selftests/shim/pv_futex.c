@@ -22,7 +22,7 @@
 #include <linux/percpu.h>
 #include <linux/smp.h>
 
-#include "pv_ops.h"
+#include "pv_use.h"
 #include "pv_futex.h"
 
 struct pvq_futex_cpu {

@@ -9,11 +9,9 @@
 #define _SHIM_LINUX_STATIC_CALL_H
 
 #include <linux/compiler.h>
+#include <linux/static_call_types.h>
 
-#define DECLARE_STATIC_CALL(name, func)	extern typeof(func) *shim_static_call_##name
 #define DEFINE_STATIC_CALL(name, func)	typeof(func) *shim_static_call_##name = func
-#define static_call(name) \
-	(*__atomic_load_n(&shim_static_call_##name, __ATOMIC_RELAXED))
 #define static_call_update(name, func) \
 	__atomic_store_n(&shim_static_call_##name, (func), __ATOMIC_RELAXED)
 
