@@ -140,7 +140,7 @@ series-check:
 
 # Every shell script of the project, with shellcheck's defaults (a
 # directive in a script says why where a warning is meant).  The shell of
-# the two in tools/lib comes from their "shellcheck shell=" directive:
+# the scripts in tools/lib comes from their "shellcheck shell=" directive:
 # functions.sh is bash, sourced by the host-side scripts; guest-init.sh is
 # the guest's /init, busybox sh.
 SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
@@ -153,7 +153,7 @@ SHELL_SCRIPTS := .ci/run model/check.sh scripts/run-checkpatch \
 	$(filter-out tools/lib,$(wildcard tools/*)) \
 	tools/lib/functions.sh tools/lib/guest-init.sh tools/lib/bench-common.sh \
 	tools/lib/kfastpath-guest.sh tools/lib/locktorture.sh \
-	tools/lib/kbench-guest.sh
+	tools/lib/kbench-guest.sh tools/lib/lock-events.sh
 
 shellcheck: deps-check
 	shellcheck $(SHELL_SCRIPTS)

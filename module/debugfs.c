@@ -2,6 +2,8 @@
 /*
  * pvq_locks.ko, LOCK_STATS=y: the lock event counters in debugfs
  * (/sys/kernel/debug/pvq_locks/lock_events), and for the torture report.
+ * Built into the kernel, the kernel's lock events hold them (lock_stats.h):
+ * only the exports are left here.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -13,6 +15,19 @@
 
 EXPORT_SYMBOL_GPL(pvq_lock_event_sum);
 EXPORT_SYMBOL_GPL(pvq_lock_events_reset);
+
+#ifdef PVQ_KERNEL_LOCK_EVENTS
+
+/* Built in: the kernel's lock_event_counts/pvq_* show and reset them. */
+void pvq_debugfs_init(void)
+{
+}
+
+void pvq_debugfs_exit(void)
+{
+}
+
+#else
 
 static struct dentry *pvq_debugfs_dir;
 
@@ -60,3 +75,5 @@ void pvq_debugfs_exit(void)
 {
 	debugfs_remove_recursive(pvq_debugfs_dir);
 }
+
+#endif /* PVQ_KERNEL_LOCK_EVENTS */

@@ -17,7 +17,9 @@ const char *const pvq_lock_event_names[PVQ_NR_LOCK_EVENTS] = {
 
 #ifdef PVQ_LOCK_STATS
 
+#ifndef PVQ_KERNEL_LOCK_EVENTS
 DEFINE_PER_CPU(unsigned long, pvq_lock_events[PVQ_NR_LOCK_EVENTS]);
+#endif
 
 unsigned long pvq_lock_event_sum(enum pvq_lock_event ev)
 {
@@ -25,7 +27,7 @@ unsigned long pvq_lock_event_sum(enum pvq_lock_event ev)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(pvq_lock_events[ev], cpu));
+		sum += READ_ONCE(per_cpu(pvq_lock_event_slot(ev), cpu));
 	return sum;
 }
 
@@ -36,7 +38,7 @@ void pvq_lock_events_reset(void)
 
 	for_each_possible_cpu(cpu)
 		for (ev = 0; ev < PVQ_NR_LOCK_EVENTS; ev++)
-			WRITE_ONCE(per_cpu(pvq_lock_events[ev], cpu), 0);
+			WRITE_ONCE(per_cpu(pvq_lock_event_slot(ev), cpu), 0);
 }
 
 #endif /* PVQ_LOCK_STATS */

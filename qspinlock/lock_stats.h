@@ -3,7 +3,8 @@
  * Lock event counters (LOCK_STATS=y).
  *
  * Per-CPU counters, bumped without atomics from the lock paths and summed on
- * read (debugfs, or the torture report).  With LOCK_STATS=n every call
+ * read (debugfs, or the torture report): the module's own, or, built into
+ * the kernel, the kernel's lock events.  With LOCK_STATS=n every call
  * compiles away, so the counters cost nothing in the measured builds.
  */
 #ifndef PVQ_LOCK_STATS_H
@@ -20,15 +21,43 @@ enum pvq_lock_event {
 	PVQ_NR_LOCK_EVENTS
 };
 
-#ifdef PVQ_LOCK_STATS
+#if defined(PVQ_LOCK_STATS) && defined(PVQ_KERNEL_LOCK_EVENTS)
 
+/*
+ * Built into the kernel, the counters are the kernel's lock events
+ * (CONFIG_LOCK_EVENT_COUNTS), one interface for every lock: the kernel's
+ * lock_events_list.h lists ours as pvq_<name>, shown and reset in
+ * /sys/kernel/debug/lock_event_counts/.  They are one run of the
+ * kernel's lockevents[] in the order of lock_events_list.h; the asserts
+ * hold every counter to that.
+ */
+struct file;
+#include "../lock_events.h"
+
+#define PVQ_LOCK_EVENT_BASE	(LOCKEVENT_pvq_slowpath - PVQ_EV_slowpath)
+#define PVQ_LOCK_EVENT(name) \
+	static_assert(LOCKEVENT_pvq_##name == PVQ_LOCK_EVENT_BASE + PVQ_EV_##name);
+#include "lock_events_list.h"
+#undef PVQ_LOCK_EVENT
+
+#define pvq_lock_event_slot(ev)	lockevents[PVQ_LOCK_EVENT_BASE + (ev)]
+
+#elif defined(PVQ_LOCK_STATS)
+
+/* In the module and in userspace, counters of our own. */
 DECLARE_PER_CPU(unsigned long, pvq_lock_events[PVQ_NR_LOCK_EVENTS]);
+
+#define pvq_lock_event_slot(ev)	pvq_lock_events[ev]
+
+#endif
+
+#ifdef PVQ_LOCK_STATS
 
 static __always_inline void pvq_stat_add(enum pvq_lock_event ev,
 					 unsigned long n)
 {
 	/* Racy against interrupts by design: a rare lost count is harmless. */
-	raw_cpu_add(pvq_lock_events[ev], n);
+	raw_cpu_add(pvq_lock_event_slot(ev), n);
 }
 
 unsigned long pvq_lock_event_sum(enum pvq_lock_event ev);

@@ -53,6 +53,16 @@ for ver in $(kernel_versions); do
 	else
 		not_ok "$ver: the series carries the lock's sources" "no kernel/locking/pvq/qspinlock.c in patch 2"
 	fi
+	# A path to a kernel file (no source of ours) stays as written.
+	if awk '/^\+\+\+ b\/kernel\/locking\/pvq\/lock_stats.h$/ { f = 1; next }
+		/^\+\+\+ / { f = 0 }
+		f && /^\+#include "\.\.\/lock_events.h"$/ { found = 1 }
+		END { exit !found }' "$ROOT"/kernel/patches/"$ver"/0002-*.patch; then
+		ok "$ver: lock_stats.h includes the kernel's \"../lock_events.h\" as written"
+	else
+		not_ok "$ver: lock_stats.h includes the kernel's \"../lock_events.h\" as written" \
+			"no such line in kernel/locking/pvq/lock_stats.h of patch 2"
+	fi
 done
 
 copy stale

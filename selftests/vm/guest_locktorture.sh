@@ -16,28 +16,33 @@
 # Each type's output lies between the console lines
 # "locktorture-run: start TYPE" and "locktorture-run: done TYPE status N".
 # With CONFIG_PVQ_LOCK_STATS the kernel's lock event counters are reset
-# before each type and printed after it as "pvq-events: TYPE NAME VALUE".
+# before each type and printed after it as "pvq-events: TYPE NAME VALUE",
+# after a line saying where they were read ("pvq-events-source: kernel":
+# the kernel's lock_event_counts; "module": pvq_locks.ko's own file).
 # First, the mode of each of the lock's tunables ("pvq-param: NAME MODE")
 # and whether writing pass_bound its own value succeeded
 # ("pvq-param-write: pass_bound status N").
 
-events=/sys/kernel/debug/pvq_locks/lock_events
+# shellcheck source=tools/lib/lock-events.sh
+. /vmrun/lock-events.sh
 
 mark() {
 	echo "<5>locktorture-run: $*" >/dev/kmsg
 }
 
 print_events() {
-	[ -f $events ] || return 0
+	lock_events_show >/tmp/events
 	while read -r name value; do
 		echo "<5>pvq-events: $1 $name $value" >/dev/kmsg
-	done <$events
+	done </tmp/events
 }
 
 # The boot ran "quiet": show what the lock library and lockdep said.
 dmesg | grep -E 'pvq_locks:|Lock dependency validator' | while read -r line; do
 	echo "<5>boot-log: ${line#*] }" >/dev/kmsg
 done
+
+echo "<5>pvq-events-source: $(lock_events_source)" >/dev/kmsg
 
 params=/sys/module/pvq_locks/parameters
 if [ -d $params ]; then
@@ -63,7 +68,7 @@ done
 insmod /modules/torture.ko || exit 1
 for t in $LT_TYPES; do
 	mark "start $t"
-	[ -f $events ] && echo reset >$events
+	lock_events_reset
 	# shellcheck disable=SC2086 # one parameter per word
 	insmod /modules/locktorture.ko torture_type="$t" stat_interval=0 \
 		$LT_PARAMS

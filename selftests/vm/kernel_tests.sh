@@ -21,6 +21,7 @@
 #      make them writable).
 #   3. At 2x the kernel's lock event counters (debugfs) show halts and
 #      kicks during locktorture spin_lock: the PV path ran in the kernel.
+#      They are the kernel's lock events (lock_event_counts/pvq_*).
 #   4. A broken lock is caught: the same kernel booted with
 #      pvq_locks.inject_fault=skip_handoff (and drop_kick on the strict
 #      backend) must stall, and the stall detectors must say so.  Built
@@ -272,6 +273,21 @@ event() {
 		END { print v + 0 }'
 }
 
+# Built in, the lock's counters must be the kernel's lock events
+# (/sys/kernel/debug/lock_event_counts/pvq_*), not a file of their own.
+check_events_source() {
+	local source
+	source=$(console_text "$CONSOLE" | awk '
+		$1 == "pvq-events-source:" { s = $2 }
+		END { print s }')
+	if [[ $source == kernel ]]; then
+		ok "$1: the lock's counters are the kernel's lock events (lock_event_counts/pvq_*)"
+	else
+		not_ok "$1: the lock's counters are the kernel's lock events" \
+			"the guest found them in: ${source:-(no line)}"
+	fi
+}
+
 # The test modules of selftests/vm/<dir>/, built against the test kernel
 # as external modules (M=) into one --modules directory with the kernel's
 # own modules; the 2x guest loads them (guest_locktorture.sh LT_MODULES).
@@ -399,6 +415,7 @@ test_levels() {
 			# counts waiters that woke to their turn, not kicks.
 			kicks=$(event spin_lock kick_unlock)
 			diag "$label: during locktorture spin_lock: $halts halts, $kicks kicks"
+			check_events_source "$label"
 			if ((halts > 0 && kicks > 0)); then
 				ok "$label: the kernel's PV path ran: $halts halts, $kicks kicks"
 			else

@@ -17,6 +17,7 @@
 #   /vmrun/expect-poweroff   present with --expect-poweroff
 #   /vmrun/guest.sh          --guest-script, run with /vmrun/env sourced
 #   /vmrun/env               VMRUN_* and --guest-env exports (sh-quoted)
+#   /vmrun/lock-events.sh    for guest scripts: the lock event counters
 # The markers ("vmrun: ...") end vmrun's steps; see tools/vmrun.
 
 # busybox --install needs /proc/self/exe, so /proc comes first.

@@ -42,7 +42,8 @@
 # tools/lib/kbench-console.awk parses them; a workload whose status is not
 # 0 or whose output has no result fails its cell.
 
-events=/sys/kernel/debug/pvq_locks/lock_events
+# shellcheck source=tools/lib/lock-events.sh
+. /vmrun/lock-events.sh
 cpus=$(nproc)
 out=/tmp/kbench.out
 
@@ -158,7 +159,7 @@ for w in $KB_WORKLOADS; do
 	late=0
 	[ "${KB_T0:-0}" -gt 0 ] && late=$(wait_until $((KB_T0 + slot * KB_SLOT)))
 	slot=$((slot + 1))
-	[ -f $events ] && echo reset >$events
+	lock_events_reset
 	mark "begin $w late $late"
 	profile_start
 	start=$(uptime_cs)
@@ -175,10 +176,8 @@ for w in $KB_WORKLOADS; do
 	stop=$(uptime_cs)
 	profile_stop "$w"
 	print_lines kbench-out "$w" $out
-	if [ -f $events ]; then
-		cp $events /tmp/kbench.events
-		print_lines kbench-events "$w" /tmp/kbench.events
-	fi
+	lock_events_show >/tmp/kbench.events
+	print_lines kbench-events "$w" /tmp/kbench.events
 	mark "end $w status $rc elapsed $(fmt_cs $((stop - start)))"
 	[ $rc -eq 0 ] || status=1
 done
