@@ -26,20 +26,16 @@ enum pvq_lock_event {
 /*
  * Built into the kernel, the counters are the kernel's lock events
  * (CONFIG_LOCK_EVENT_COUNTS), one interface for every lock: the kernel's
- * lock_events_list.h lists ours as pvq_<name>, shown and reset in
- * /sys/kernel/debug/lock_event_counts/.  They are one run of the
- * kernel's lockevents[] in the order of lock_events_list.h; the asserts
- * hold every counter to that.
+ * lock_events_list.h includes lock_events_list.h, ours, naming each
+ * counter pvq_<name>, so they are shown and reset in
+ * /sys/kernel/debug/lock_event_counts/.  One #include makes them one
+ * run of the kernel's lockevents[], in our order, from
+ * LOCKEVENT_pvq_slowpath (a build error if the kernel lacks them).
  */
 struct file;
 #include "../lock_events.h"
 
 #define PVQ_LOCK_EVENT_BASE	(LOCKEVENT_pvq_slowpath - PVQ_EV_slowpath)
-#define PVQ_LOCK_EVENT(name) \
-	static_assert(LOCKEVENT_pvq_##name == PVQ_LOCK_EVENT_BASE + PVQ_EV_##name);
-#include "lock_events_list.h"
-#undef PVQ_LOCK_EVENT
-
 #define pvq_lock_event_slot(ev)	lockevents[PVQ_LOCK_EVENT_BASE + (ev)]
 
 #elif defined(PVQ_LOCK_STATS)
