@@ -99,6 +99,15 @@ else
 	ok "$name"
 fi
 
+name="by default, a boot that dies twice is retried twice"
+if ! vmrun_with "oops oops ok"; then
+	not_ok "$name" "vmrun failed: $(grep -m 1 '^reason=' "$work/out/result")"
+elif [[ $(cat "$work/started") != 3 ]]; then
+	not_ok "$name" "QEMU started $(cat "$work/started") times"
+else
+	ok "$name"
+fi
+
 name="with --boot-retries 0 it fails"
 if vmrun_with "oops ok" --boot-retries 0; then
 	not_ok "$name" "vmrun passed"
