@@ -17,7 +17,7 @@ static void pvq_diag_print_node(const char *prefix, int cpu, int idx)
 {
 	struct pvq_mcs_node *node = per_cpu_ptr(&pvq_mcs_nodes[idx], cpu);
 
-#ifdef PVQ_PARAVIRT_SPINLOCKS
+#ifdef PVQ_PV_QSPINLOCK
 	static const char *const states[] = { "running", "halted", "hashed" };
 	u8 state = READ_ONCE(node->state);
 

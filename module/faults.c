@@ -41,12 +41,12 @@ static const char *const pvq_fault_names[PVQ_NR_FAULTS] = {
 	 * Every NMI-kick wait of this CPU-wide window, not one lock's: in a
 	 * module, only the torture module's locks wait there.
 	 */
-	PVQ_BUILT_ITEM(PARAVIRT_SPINLOCKS, [PVQ_FAULT_NMI_WINDOW] = "nmi_window")
+	PVQ_BUILT_ITEM(NMI_KICK, [PVQ_FAULT_NMI_WINDOW] = "nmi_window")
 	/*
 	 * Not a fault: the same window held open, which NMIs close as they
 	 * always do.  A run must succeed, with NMIs counted in the window.
 	 */
-	PVQ_BUILT_ITEM(PARAVIRT_SPINLOCKS,
+	PVQ_BUILT_ITEM(NMI_KICK,
 		       [PVQ_FAULT_NMI_WINDOW_HELD] = "nmi_window_held")
 #endif
 };
@@ -133,10 +133,10 @@ void pvq_fault_rescue(void)
 		return;
 	WRITE_ONCE(pvq_fault, PVQ_FAULT_NONE);
 	/* The NMIs that the open window let pass are its faults. */
-	if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+	if (PVQ_BUILT(NMI_KICK) &&
 	    !strcmp(inject_fault, "nmi_window"))
 		atomic_add(pvq_nmi_open_window(false), &pvq_fault_injected);
-	if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+	if (PVQ_BUILT(NMI_KICK) &&
 	    !strcmp(inject_fault, "nmi_window_held"))
 		pvq_nmi_hold_window(false);
 	/* Full barrier (xchg): disarmed before we look; see above. */
@@ -166,10 +166,10 @@ int pvq_fault_init(void)
 			continue;
 		if (!strcmp(inject_fault, pvq_fault_names[i])) {
 			WRITE_ONCE(pvq_fault, i);
-			if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+			if (PVQ_BUILT(NMI_KICK) &&
 			    i == PVQ_FAULT_NMI_WINDOW)
 				pvq_nmi_open_window(true);
-			if (PVQ_BUILT(PARAVIRT_SPINLOCKS) &&
+			if (PVQ_BUILT(NMI_KICK) &&
 			    i == PVQ_FAULT_NMI_WINDOW_HELD)
 				pvq_nmi_hold_window(true);
 			pr_alert("FAULT INJECTION BUILD: inject_fault=%s\n",

@@ -30,17 +30,24 @@
  * queued_spin_lock_slowpath.  A GPL-only
  * export would make modpost refuse any module that is not GPL and takes
  * a spinlock (selftests/vm/extmod/ checks that one builds and loads).
+ * One #ifdef per option, so that each export comes with its patch of the
+ * kernel series.
  */
-PVQ_IF_BUILT(QUEUE_SPINLOCK, EXPORT_SYMBOL(pvq_qspin_lock_slowpath);)
-PVQ_IF_BUILT(PARAVIRT_SPINLOCKS,
-	     EXPORT_SYMBOL(pvq_pvticket_lock_slowpath);
-	     EXPORT_SYMBOL(pvq_pvticket_unlock_slowpath);
-	     EXPORT_SYMBOL(pvq_pv_native);)
-PVQ_IF_BUILT(PV_QSPINLOCK,
-	     EXPORT_SYMBOL(pvq_pv_qspin_lock_slowpath);
-	     EXPORT_SYMBOL(pvq_pv_qspin_unlock_slowpath);)
-PVQ_IF_BUILT(PARAVIRT_UNFAIR_LOCKS,
-	     EXPORT_SYMBOL(pvq_pv_qspin_unfair_lock_slowpath);)
+#ifdef PVQ_QUEUE_SPINLOCK
+EXPORT_SYMBOL(pvq_qspin_lock_slowpath);
+#endif
+#ifdef PVQ_PARAVIRT_SPINLOCKS
+EXPORT_SYMBOL(pvq_pvticket_lock_slowpath);
+EXPORT_SYMBOL(pvq_pvticket_unlock_slowpath);
+EXPORT_SYMBOL(pvq_pv_native);
+#endif
+#ifdef PVQ_PV_QSPINLOCK
+EXPORT_SYMBOL(pvq_pv_qspin_lock_slowpath);
+EXPORT_SYMBOL(pvq_pv_qspin_unlock_slowpath);
+#endif
+#ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
+EXPORT_SYMBOL(pvq_pv_qspin_unfair_lock_slowpath);
+#endif
 /* The counters' names are for the torture module only. */
 EXPORT_SYMBOL_GPL(pvq_lock_event_names);
 
@@ -87,6 +94,19 @@ static int __init pvq_builtin_fallback(int err)
 }
 #endif
 
+/*
+ * The PV qspinlock's hash of halted queue heads, before any lock halts.
+ * #ifdef, not PVQ_BUILT(): without the PV qspinlock nothing declares it.
+ */
+static int __init pvq_locks_hash_init(void)
+{
+#ifdef PVQ_PV_QSPINLOCK
+	return pvq_hash_init();
+#else
+	return 0;
+#endif
+}
+
 static int __init pvq_locks_init(void)
 {
 	int err;
@@ -103,19 +123,14 @@ static int __init pvq_locks_init(void)
 		if (err)
 			return err;
 	}
-	if (PVQ_BUILT(PV_QSPINLOCK)) {
-		err = pvq_hash_init();
-		if (err)
-			goto out_pv;
-	}
-	return 0;
-out_pv:
-	/*
-	 * What the backend registered with the kernel (the NMI kick's
-	 * handlers and hotplug state) goes with the failed load: the next
-	 * NMI would call a handler in the module's freed memory.
-	 */
-	if (PVQ_BUILT(PARAVIRT_SPINLOCKS))
+	err = pvq_locks_hash_init();
+	if (err && PVQ_BUILT(PARAVIRT_SPINLOCKS))
+		/*
+		 * What the backend registered with the kernel (the NMI
+		 * kick's handlers and hotplug state) goes with the failed
+		 * load: the next NMI would call a handler in the module's
+		 * freed memory.
+		 */
 		pvq_pv_exit();
 	return err;
 }
@@ -132,8 +147,9 @@ static void __exit pvq_locks_exit(void)
 {
 	if (PVQ_BUILT(LOCK_STATS))
 		pvq_debugfs_exit();
-	if (PVQ_BUILT(PV_QSPINLOCK))
-		pvq_hash_exit();
+#ifdef PVQ_PV_QSPINLOCK
+	pvq_hash_exit();
+#endif
 	if (PVQ_BUILT(PARAVIRT_SPINLOCKS))
 		pvq_pv_exit();
 }

@@ -10,10 +10,14 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/panic.h>
+#ifdef PVQ_NMI_KICK
 #include <asm/nmi.h>
+#endif
 
 #include "glue.h"
+#ifdef PVQ_NMI_KICK
 #include "pv_nmi.h"
+#endif
 #ifdef PVQ_PV_QSPINLOCK
 #include "pvqspinlock_hooks.h"
 #endif
@@ -51,7 +55,7 @@ PVQ_RANGED_PARAM(fair_steal_spin, pvq_fair_steal_spin, 0,
 MODULE_PARM_DESC(fair_steal_spin, "Fair PV qspinlock: loops a contender keeps trying to take the free lock, while a queue waits and its head has not blocked stealing, before it queues (0..2^30, default 128; 0: the one attempt on queueing only)");
 #endif
 
-#ifdef MODULE
+#if defined(PVQ_NMI_KICK) && defined(MODULE)
 /*
  * A module cannot read the kernel's unknown_nmi_panic and
  * panic_on_unrecovered_nmi (they are not exported): where either is set,
@@ -66,16 +70,18 @@ bool pvq_nmi_may_claim_unknown(void)
 {
 	return READ_ONCE(nmi_claim_late);
 }
-
-static const bool pvq_nopvspin;
-#else
+#elif defined(PVQ_NMI_KICK)
 /* Built in: as the kernel is set now (sysctl kernel.unknown_nmi_panic...). */
 bool pvq_nmi_may_claim_unknown(void)
 {
 	return !READ_ONCE(unknown_nmi_panic) &&
 	       !READ_ONCE(panic_on_unrecovered_nmi);
 }
+#endif
 
+#ifdef MODULE
+static const bool pvq_nopvspin;
+#else
 /*
  * Built in: the kernel's "nopvspin" boot parameter means what it means for
  * upstream's lock (no PV spinlock: the native one), i.e. pv_backend=none.

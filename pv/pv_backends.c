@@ -20,7 +20,9 @@
 #include <trace/events/ipi.h>
 
 #include "pv_use.h"
+#ifdef PVQ_NMI_KICK
 #include "pv_nmi.h"
+#endif
 #include "lock_debug.h"
 #include "lock_stats.h"
 
@@ -194,6 +196,7 @@ static void pvq_ipi_kick(int cpu)
 		pvq_defer_kick(cpu);
 }
 
+#ifdef PVQ_NMI_KICK
 /*
  * nmi: ipi, except that a waiter with interrupts off halts too, and its
  * kicker wakes it with an NMI (pv_nmi.c).  The kicker must know which of
@@ -416,6 +419,13 @@ static void pvq_strict_kick(int cpu)
 	smp_mb__after_atomic();
 	pvq_ipi_kick(cpu);
 }
+#else
+/* Without the NMI kick, a kick from NMI context is always deferred. */
+static bool pvq_nmi_kick_from_nmi(int cpu)
+{
+	return false;
+}
+#endif /* PVQ_NMI_KICK */
 
 /*
  * none: nothing halts.  The PV queued locks never get here: with none
@@ -492,6 +502,7 @@ static const struct pvq_pv_ops pvq_pv_ipi = {
 	.spinning = pvq_ipi_spinning,
 };
 
+#ifdef PVQ_NMI_KICK
 static const struct pvq_pv_ops pvq_pv_nmi = {
 	.name = "nmi", .can_wait = pvq_nmi_can_wait,
 	.wait = pvq_nmi_wait, .kick = pvq_ipi_kick,
@@ -503,14 +514,18 @@ static const struct pvq_pv_ops pvq_pv_strict = {
 	.wait = pvq_strict_wait, .kick = pvq_strict_kick,
 	.spinning = pvq_ipi_spinning,
 };
+#endif
 
 /* The doorbell of the backend in use, for a kick sent outside NMI context. */
 static void pvq_ring(int cpu)
 {
-	if (pvq_pv == &pvq_pv_ipi)
-		pvq_ipi_ring(cpu);
-	else
+#ifdef PVQ_NMI_KICK
+	if (pvq_pv != &pvq_pv_ipi) {
 		pvq_nmi_ring(cpu);
+		return;
+	}
+#endif
+	pvq_ipi_ring(cpu);
 }
 
 static const struct pvq_pv_ops pvq_pv_none = {
@@ -602,35 +617,22 @@ static const struct pvq_pv_ops *pvq_pv_auto(const char **reason)
 		*reason = "the hypervisor offers KVM PV unhalt";
 		return &pvq_pv_kvm;
 	}
+#ifdef PVQ_NMI_KICK
 	*reason = "no KVM PV unhalt: kick with an IPI, or an NMI where interrupts are off";
 	return &pvq_pv_nmi;
+#else
+	*reason = "no KVM PV unhalt: kick with an IPI (no NMI kick in this build)";
+	return &pvq_pv_ipi;
+#endif
 }
 
-int pvq_pv_choose(const char *name, const struct pvq_pv_ops **ops,
-		  const char **reason)
+#ifdef PVQ_NMI_KICK
+/* The NMI kick: not where a waiter cannot halt for an NMI. */
+static int pvq_nmi_check(const char *name, const struct pvq_pv_ops **ops,
+			 const char **reason)
 {
 	const char *unsafe;
 
-	*reason = "chosen by pv_backend";
-	if (!strcmp(name, "auto"))
-		*ops = pvq_pv_auto(reason);
-	else if (!strcmp(name, "ipi"))
-		*ops = &pvq_pv_ipi;
-	else if (!strcmp(name, "nmi"))
-		*ops = &pvq_pv_nmi;
-	else if (!strcmp(name, "strict"))
-		*ops = &pvq_pv_strict;
-	else if (!strcmp(name, "none"))
-		*ops = &pvq_pv_none;
-	else if (!strcmp(name, "kvm"))
-		*ops = pvq_kvm_has_pv_unhalt() ? &pvq_pv_kvm : NULL;
-	else
-		return -EINVAL;
-	if (!*ops) {
-		*reason = "the hypervisor does not offer KVM PV unhalt";
-		return -ENODEV;
-	}
-	/* The NMI kick: not where a waiter cannot halt for an NMI. */
 	unsafe = (*ops == &pvq_pv_nmi || *ops == &pvq_pv_strict) ?
 		 pvq_nmi_unsafe_here() : NULL;
 	if (unsafe && !strcmp(name, "auto")) {
@@ -642,7 +644,47 @@ int pvq_pv_choose(const char *name, const struct pvq_pv_ops **ops,
 	}
 	return 0;
 }
+#else
+static int pvq_nmi_check(const char *name, const struct pvq_pv_ops **ops,
+			 const char **reason)
+{
+	return 0;
+}
+#endif
 
+int pvq_pv_choose(const char *name, const struct pvq_pv_ops **ops,
+		  const char **reason)
+{
+	*reason = "chosen by pv_backend";
+	if (!strcmp(name, "auto"))
+		*ops = pvq_pv_auto(reason);
+	else if (!strcmp(name, "ipi"))
+		*ops = &pvq_pv_ipi;
+#ifdef PVQ_NMI_KICK
+	else if (!strcmp(name, "nmi"))
+		*ops = &pvq_pv_nmi;
+	else if (!strcmp(name, "strict"))
+		*ops = &pvq_pv_strict;
+#else
+	else if (!strcmp(name, "nmi") || !strcmp(name, "strict"))
+		*ops = NULL;
+#endif
+	else if (!strcmp(name, "none"))
+		*ops = &pvq_pv_none;
+	else if (!strcmp(name, "kvm"))
+		*ops = pvq_kvm_has_pv_unhalt() ? &pvq_pv_kvm : NULL;
+	else
+		return -EINVAL;
+	if (!*ops) {
+		*reason = strcmp(name, "kvm") ?
+			  "this kernel is built without the NMI kick (PVQ_NMI_KICK)" :
+			  "the hypervisor does not offer KVM PV unhalt";
+		return -ENODEV;
+	}
+	return pvq_nmi_check(name, ops, reason);
+}
+
+#ifdef PVQ_NMI_KICK
 /* Why the NMI kick is not in use, where it was asked for. */
 static const char pvq_nmi_selftest_failed[] =
 	"the NMI kick's self-test failed: an NMI in its window was not moved past it";
@@ -653,6 +695,58 @@ static const char pvq_nmi_no_handler_auto[] =
 
 /* The NMI handler is registered (nmi, strict): pvq_pv_exit() removes it. */
 static bool pvq_nmi_in_use;
+
+/*
+ * Before the first wait that an NMI must end (nmi, strict): register the
+ * handler and run the kick's self-test.  Where either fails, auto's
+ * choice falls back to the IPI kick; a backend asked for by name is
+ * refused.
+ */
+static int pvq_nmi_start(const char *name, const struct pvq_pv_ops **ops,
+			 const char **reason)
+{
+	int err;
+
+	if (*ops != &pvq_pv_nmi && *ops != &pvq_pv_strict)
+		return 0;
+	err = pvq_nmi_init();
+	if (!err) {
+		err = pvq_nmi_selftest();
+		if (err)
+			pvq_nmi_exit();
+	}
+	if (!err) {
+		pvq_nmi_in_use = true;
+	} else if (*ops == &pvq_pv_nmi && !strcmp(name, "auto")) {
+		/* auto's choice only: the IPI kick still works. */
+		*reason = err == -EIO ? pvq_nmi_selftest_failed_auto :
+			  pvq_nmi_no_handler_auto;
+		*ops = &pvq_pv_ipi;
+	} else {
+		pvq_pv_reason = err == -EIO ? pvq_nmi_selftest_failed :
+				"its NMI handler cannot be registered";
+		return err;
+	}
+	return 0;
+}
+
+static void pvq_nmi_stop(void)
+{
+	if (pvq_nmi_in_use)
+		pvq_nmi_exit();
+}
+#else
+static int pvq_nmi_start(const char *name, const struct pvq_pv_ops **ops,
+			 const char **reason)
+{
+	return 0;
+}
+
+static void pvq_nmi_stop(void)
+{
+}
+#endif /* PVQ_NMI_KICK */
+
 /* A backend was chosen, for good (pvq_pv_select()). */
 static bool pvq_pv_chosen;
 
@@ -677,27 +771,9 @@ int pvq_pv_select(const char *name)
 		pvq_pv_reason = reason;
 		return err;
 	}
-	/* Before the first wait that an NMI must end. */
-	if (ops == &pvq_pv_nmi || ops == &pvq_pv_strict) {
-		err = pvq_nmi_init();
-		if (!err) {
-			err = pvq_nmi_selftest();
-			if (err)
-				pvq_nmi_exit();
-		}
-		if (!err) {
-			pvq_nmi_in_use = true;
-		} else if (ops == &pvq_pv_nmi && !strcmp(name, "auto")) {
-			/* auto's choice only: the IPI kick still works. */
-			reason = err == -EIO ? pvq_nmi_selftest_failed_auto :
-				 pvq_nmi_no_handler_auto;
-			ops = &pvq_pv_ipi;
-		} else {
-			pvq_pv_reason = err == -EIO ? pvq_nmi_selftest_failed :
-					"its NMI handler cannot be registered";
-			return err;
-		}
-	}
+	err = pvq_nmi_start(name, &ops, &reason);
+	if (err)
+		return err;
 	pvq_pv_reason = reason;
 	pvq_pv_use(ops);
 	pvq_pv_chosen = true;
@@ -715,6 +791,5 @@ void pvq_pv_exit(void)
 
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu(pvq_nmi_kicks, cpu).work);
-	if (pvq_nmi_in_use)
-		pvq_nmi_exit();
+	pvq_nmi_stop();
 }

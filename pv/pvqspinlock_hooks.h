@@ -2,8 +2,8 @@
 /*
  * The PV qspinlock's hooks into the shared slow-path skeleton
  * (qspinlock/qspinlock.c).  The skeleton calls them only in its PV
- * instance; without PARAVIRT_SPINLOCKS they are empty stubs that the
- * compiler removes.
+ * instance; without the PV qspinlock (PV_QSPINLOCK) they are empty
+ * stubs that the compiler removes.
  */
 #ifndef PVQ_PVQSPINLOCK_HOOKS_H
 #define PVQ_PVQSPINLOCK_HOOKS_H
@@ -12,7 +12,7 @@
 
 #include "qspinlock_internal.h"
 
-#ifdef PVQ_PARAVIRT_SPINLOCKS
+#ifdef PVQ_PV_QSPINLOCK
 
 /* Record who owns @node, and that it runs. */
 void pvq_pv_init_node(struct pvq_mcs_node *node);
@@ -39,7 +39,7 @@ u32 pvq_pv_wait_head_or_lock(struct pvq_qspinlock *lock,
 /* New owner, after passing the head to @node: defer its kick if halted. */
 void pvq_pv_kick_node(struct pvq_qspinlock *lock, struct pvq_mcs_node *node);
 
-#endif /* PVQ_PARAVIRT_SPINLOCKS */
+#endif /* PVQ_PV_QSPINLOCK */
 
 #ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
 
@@ -65,7 +65,7 @@ static inline u32 pvq_unfair_wait_head_or_lock(struct pvq_qspinlock *lock,
 
 #endif /* PVQ_PARAVIRT_UNFAIR_LOCKS */
 
-#ifndef PVQ_PARAVIRT_SPINLOCKS
+#ifndef PVQ_PV_QSPINLOCK
 
 static inline void pvq_pv_init_node(struct pvq_mcs_node *node)
 {
@@ -97,6 +97,6 @@ static inline void pvq_pv_kick_node(struct pvq_qspinlock *lock,
 {
 }
 
-#endif /* !PVQ_PARAVIRT_SPINLOCKS */
+#endif /* !PVQ_PV_QSPINLOCK */
 
 #endif /* PVQ_PVQSPINLOCK_HOOKS_H */

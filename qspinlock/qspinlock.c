@@ -31,7 +31,7 @@
 #include "qspinlock_internal.h"
 #include "lock_stats.h"
 #include "pvqspinlock_hooks.h"
-#ifdef PVQ_PARAVIRT_SPINLOCKS
+#ifdef PVQ_PV_QSPINLOCK
 #include "pvqspinlock.h"
 #endif
 #ifdef PVQ_PARAVIRT_UNFAIR_LOCKS
@@ -309,7 +309,7 @@ void pvq_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
  * hash, no kick, the pending waiter; the choice is made once, before any
  * PV lock is contended, so no lock word ever mixes the two protocols.
  */
-#ifdef PVQ_PARAVIRT_SPINLOCKS
+#ifdef PVQ_PV_QSPINLOCK
 void pvq_pv_qspin_lock_slowpath(struct pvq_qspinlock *lock, u32 val)
 {
 	if (pvq_pv_runs_native())

@@ -9,7 +9,7 @@
 #include <linux/percpu.h>
 #include "qspinlock_types.h"
 
-/* PV state of a queue node's vCPU (PARAVIRT_SPINLOCKS=y). */
+/* PV state of a queue node's vCPU (the PV qspinlock, PV_QSPINLOCK). */
 enum pvq_vcpu_state {
 	PVQ_VCPU_RUNNING = 0,	/* spinning, or about to */
 	PVQ_VCPU_HALTED,	/* halted (or about to) in pvq_pv_wait() */
@@ -24,7 +24,7 @@ enum pvq_vcpu_state {
  * that other CPUs write (kick times, strict kick counts, pvticket records)
  * sits on lines of its own.
  */
-#ifdef PVQ_PARAVIRT_SPINLOCKS
+#ifdef PVQ_PV_QSPINLOCK
 #define PVQ_MCS_NODE_ALIGN	32
 #else
 #define PVQ_MCS_NODE_ALIGN	16
@@ -34,7 +34,7 @@ struct pvq_mcs_node {
 	struct pvq_mcs_node *next;	/* successor in the queue */
 	int locked;			/* 1: we are the queue head */
 	int count;			/* node 0 only: nodes in use */
-#ifdef PVQ_PARAVIRT_SPINLOCKS
+#ifdef PVQ_PV_QSPINLOCK
 	int cpu;			/* owner, for the kick */
 	u8 state;			/* enum pvq_vcpu_state */
 	u8 pred_hashed;			/* hashed by the previous owner */

@@ -76,9 +76,18 @@ endif
 # option of its own (override: a command-line value cannot change it).
 override PV_QSPINLOCK := $(if $(filter yy,$(QUEUE_SPINLOCK)$(PARAVIRT_SPINLOCKS)),y,n)
 
-# Every option and PV_QSPINLOCK X becomes -DPVQ_X: one spelling per option.
+# Derived: the NMI kick comes with the PV layer.  A kernel may leave it out
+# (CONFIG_PVQ_NMI_KICK=n): a module built against it follows.
+ifeq ($(PVQ_BUILTIN),y)
+override NMI_KICK := $(if $(CONFIG_PVQ_NMI_KICK),y,n)
+else
+override NMI_KICK := $(PARAVIRT_SPINLOCKS)
+endif
+
+# Every option, PV_QSPINLOCK and NMI_KICK X becomes -DPVQ_X: one spelling
+# per option.
 pvq-defines-$(TORTURE_FAULTS)	+= -DPVQ_TORTURE_FAULTS
-$(foreach o,$(PVQ_OPTIONS) PV_QSPINLOCK,\
+$(foreach o,$(PVQ_OPTIONS) PV_QSPINLOCK NMI_KICK,\
 	$(eval pvq-defines-$($(o)) += -DPVQ_$(o)))
 PVQ_DEFINES := $(pvq-defines-y)
 

@@ -29,7 +29,7 @@ copy() {
 # fail with a message matching PATTERN.
 expect_failure() {
 	local name=$1 dir=$work/$2 pattern=$3 out
-	if out=$("$dir/scripts/gen-kernel-series" --check 2>&1); then
+	if out=$("$dir/scripts/gen-kernel-series" --check "$DEFAULT_KVER" 2>&1); then
 		not_ok "$name" "--check passed"
 	elif ! grep -qE -- "$pattern" <<<"$out"; then
 		not_ok "$name" "no message matching '$pattern': $(head -n 1 <<<"$out")"
@@ -45,23 +45,68 @@ else
 	not_ok "the committed series are up to date" "$(head -n 1 <<<"$out")"
 fi
 
-# Every version's series has the lock patch, and it carries a source.
+# The lock's patches of version $1 (their first line names no commit).
+lock_patches() {
+	grep -l '^From 0\{40\} ' "$ROOT"/kernel/patches/"$1"/[0-9]*.patch
+}
+
+# patch_of VERSION OPTION: the lock's patch that adds Kconfig OPTION.
+patch_of() {
+	local patches
+	mapfile -t patches < <(lock_patches "$1")
+	grep -l "^+config $2\$" "${patches[@]}" 2>/dev/null | sed 's|.*/||'
+}
+
+# Every version's series has the lock's patches, and they carry a source.
 for ver in $(kernel_versions); do
+	mapfile -t patches < <(lock_patches "$ver")
 	if grep -q '^+++ b/kernel/locking/pvq/qspinlock.c$' \
-		"$ROOT"/kernel/patches/"$ver"/0002-*.patch 2>/dev/null; then
+		"${patches[@]}" 2>/dev/null; then
 		ok "$ver: the series carries the lock's sources"
 	else
-		not_ok "$ver: the series carries the lock's sources" "no kernel/locking/pvq/qspinlock.c in patch 2"
+		not_ok "$ver: the series carries the lock's sources" "no kernel/locking/pvq/qspinlock.c in the lock's patches"
+	fi
+	# One change per patch: each option arrives with its own patch, in
+	# the order of kernel/series/lock/.
+	want=$(find "$ROOT"/kernel/series/lock -maxdepth 1 -name '*.txt' | wc -l)
+	have=$(lock_patches "$ver" | wc -l)
+	first=$(patch_of "$ver" PVQ_SPINLOCKS)
+	unfair=$(patch_of "$ver" PARAVIRT_UNFAIR_LOCKS)
+	faults=$(patch_of "$ver" PVQ_TORTURE_FAULTS)
+	if [[ $have == "$want" && -n $first && -n $unfair && -n $faults &&
+	      $first < $unfair && $unfair < $faults ]]; then
+		ok "$ver: $have patches of the lock, its options in order ($first, $unfair, $faults)"
+	else
+		not_ok "$ver: $want patches of the lock, its options in order" "$have patches; PVQ_SPINLOCKS in '$first', PARAVIRT_UNFAIR_LOCKS in '$unfair', PVQ_TORTURE_FAULTS in '$faults'"
+	fi
+	# Reviewable: no patch adds more than 1,200 lines.
+	big=$(for f in "${patches[@]}"; do
+		n=$(git apply --numstat "$f" | awk '{ n += $1 } END { print n + 0 }')
+		((n <= 1200)) || echo "${f##*/}: $n"
+	done)
+	if [[ -z $big ]]; then
+		ok "$ver: no patch of the lock adds more than 1,200 lines"
+	else
+		not_ok "$ver: no patch of the lock adds more than 1,200 lines" "$(tr '\n' ' ' <<<"$big")"
+	fi
+	# Code of a later option is not in an earlier patch.
+	unfair_code='PVQ_PARAVIRT_UNFAIR_LOCKS\|pvq_pv_qspin_unfair\|^+config PARAVIRT_UNFAIR_LOCKS'
+	if [[ -n $first ]] && ! grep -q "$unfair_code" \
+		"$ROOT/kernel/patches/$ver/$first"; then
+		ok "$ver: the first patch of the lock has no code of the unfair mode"
+	else
+		not_ok "$ver: the first patch of the lock has no code of the unfair mode" \
+			"$(grep -m 1 -n "$unfair_code" "$ROOT/kernel/patches/$ver/$first" 2>&1)"
 	fi
 	# A path to a kernel file (no source of ours) stays as written.
 	if awk '/^\+\+\+ b\/kernel\/locking\/pvq\/lock_stats.h$/ { f = 1; next }
 		/^\+\+\+ / { f = 0 }
 		f && /^\+#include "\.\.\/lock_events.h"$/ { found = 1 }
-		END { exit !found }' "$ROOT"/kernel/patches/"$ver"/0002-*.patch; then
+		END { exit !found }' "${patches[@]}"; then
 		ok "$ver: lock_stats.h includes the kernel's \"../lock_events.h\" as written"
 	else
 		not_ok "$ver: lock_stats.h includes the kernel's \"../lock_events.h\" as written" \
-			"no such line in kernel/locking/pvq/lock_stats.h of patch 2"
+			"no such line in kernel/locking/pvq/lock_stats.h of the lock's patches"
 	fi
 done
 
@@ -76,6 +121,21 @@ sed -i 's|^pvq_locks-y\([[:space:]]*\)+= module/main.o|pvq_locks-y\1+= module/ma
 echo "// SPDX-License-Identifier: GPL-2.0" >"$work/objects/module/extra.c"
 expect_failure "an object the kernel Makefile lacks is refused" objects \
 	"build different objects"
+
+copy empty
+sed -i 's/^Options: .*/Options: NO_SUCH_OPTION/' \
+	"$work"/empty/kernel/series/lock/*-tunables.txt
+expect_failure "a patch of the lock that changes nothing is refused" empty \
+	"tunables.txt changes nothing"
+
+copy numbers
+# The last patch (written by hand) moved one number on: a gap.
+f=$(find "$work/numbers/kernel/patches/$DEFAULT_KVER" -name '[0-9]*.patch' |
+	sort | tail -n 1)
+n=$((10#$(basename "$f" | cut -c1-4)))
+mv "$f" "$(dirname "$f")/$(printf %04d $((n + 1)))-$(basename "$f" | cut -c6-)"
+expect_failure "a written patch numbered into a gap is refused" numbers \
+	"numbered $((n + 1)) where $n is expected"
 
 copy include
 sed -i '0,/^#include "/s|^#include "|#include "no_such_header.h"\n#include "|' \
