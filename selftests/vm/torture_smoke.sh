@@ -53,7 +53,8 @@
 # checks that are more than a run and its report are code.
 #
 # Its own ok/not_ok/diag, not tools/lib/functions.sh's: this runs under the
-# guest's busybox sh, alone (vmrun copies this one file into the guest).
+# guest's busybox sh, with only what vmrun puts beside it: the lock's event
+# counters are read through /vmrun/lock-events.sh (tools/lib/).
 
 set -u
 # Module parameters are split on blanks but must never be globbed.
@@ -282,19 +283,21 @@ reload_lib() {
 	return $rc
 }
 
-EVENTS=/sys/kernel/debug/pvq_locks/lock_events
+# shellcheck source=tools/lib/lock-events.sh
+. /vmrun/lock-events.sh
 THRESHOLD=/sys/module/pvq_locks/parameters/spin_threshold
 QUEUE_THRESHOLD=/sys/module/pvq_locks/parameters/queue_spin_threshold
 
-# Value of lock event $1 in the debugfs file ("" if absent).
+# Value of lock event $1 ("" if absent).
 event() {
-	sed -n "s/^$1 //p" "$EVENTS"
+	lock_events_show | sed -n "s/^$1 //p"
 }
 
-# The lock event counters exist (a LOCK_STATS=y build); else test $1 fails.
+# The module's lock event counters exist (a LOCK_STATS=y build); else
+# test $1 fails.
 events_readable() {
-	[ -r "$EVENTS" ] && return 0
-	not_ok "$1" "$EVENTS missing (LOCK_STATS=n build?)"
+	[ "$(lock_events_source)" = module ] && return 0
+	not_ok "$1" "$LOCK_EVENTS_MODULE missing (LOCK_STATS=n build?)"
 	return 1
 }
 
@@ -309,7 +312,7 @@ test_pv_counters() {
 	events_readable "$cname" || return
 	echo 64 >"$THRESHOLD"
 	echo 64 >"$QUEUE_THRESHOLD"
-	echo reset >"$EVENTS"
+	lock_events_reset
 	run_test "torture $t (spin_threshold=64)" "$t"
 	h=0
 	for e in $halts; do h=$((h + $(event "$e"))); done
@@ -334,7 +337,7 @@ test_pv_native() {
 	t=$1
 	cname="pv_backend=none: $t runs native (no halt, hash, kick or steal)"
 	events_readable "$cname" || return
-	echo reset >"$EVENTS"
+	lock_events_reset
 	without_fairness run_test "torture $t (pv_backend=none)" "$t"
 	moved=""
 	for e in wait_node wait_head wait_again kick_unlock kick_wake \
